@@ -1,0 +1,111 @@
+// createApp(deps): the whole HTTP surface. The versioned API lives under /v1.0.0 behind a key;
+// logos and the docs page are public (they hold nothing secret: apps load logos with <img>).
+import { randomUUID } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import { HTTPException } from 'hono/http-exception';
+import type { ApiDeps } from './deps.ts';
+import { ApiError } from './errors.ts';
+import { requireApiKey } from './auth.ts';
+import type { OperationRouter, OperationSpec } from './operation.ts';
+import { batteryRoutes } from './routes/batteries.ts';
+import { hvacRoutes } from './routes/hvacs.ts';
+import { pvInverterRoutes } from './routes/pv-inverters.ts';
+import { meterRoutes } from './routes/meters.ts';
+import { chargerRoutes } from './routes/chargers.ts';
+import { vehicleRoutes } from './routes/vehicles.ts';
+import { tariffRoutes } from './routes/tariffs.ts';
+import { connectionRoutes } from './routes/connections.ts';
+import { buildOpenApiDocument } from './openapi.ts';
+import { renderDocsPage } from './docs-page.ts';
+import { logoSvg } from './logos.ts';
+
+export const API_BASE = '/v1.0.0';
+
+export interface HubApp {
+  app: Hono;
+  operations: OperationSpec[];
+}
+
+export function createApp(deps: ApiDeps): HubApp {
+  const routers: OperationRouter[] = [
+    batteryRoutes(deps), hvacRoutes(deps), pvInverterRoutes(deps), meterRoutes(deps),
+    chargerRoutes(deps), vehicleRoutes(deps), tariffRoutes(deps), connectionRoutes(deps),
+  ];
+  const operations = routers.flatMap((r) => r.operations);
+  let openApi: object | undefined;
+  const document = () => (openApi ??= buildOpenApiDocument(operations, deps.settings.publicUrl + API_BASE));
+
+  const app = new Hono();
+  app.use('*', secureHeaders({
+    contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ["'self'"], frameAncestors: ["'none'"] },
+    crossOriginResourcePolicy: 'same-site',
+  }));
+
+  app.get('/logos/:file', (c) => {
+    const svg = logoSvg(c.req.param('file'));
+    if (!svg) throw new ApiError('NOT_FOUND');
+    return c.body(svg, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
+  });
+  app.get('/docs', (c) => c.html(renderDocsPage(document() as Parameters<typeof renderDocsPage>[0])));
+
+  const api = new Hono();
+  api.use('*', requireApiKey(deps));
+  api.use('*', bodyLimit({
+    maxSize: deps.settings.bodyLimitBytes,
+    onError: () => {
+      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
+    },
+  }));
+  api.get('/openapi.json', (c) => c.json(document()));
+  for (const router of routers) api.route('/', router.hono);
+  app.route(API_BASE, api);
+
+  const allowed = allowedMethods(operations);
+  app.notFound((c) => {
+    const methods = allowed(c.req.path);
+    if (methods.length > 0) throw new ApiError('METHOD_NOT_ALLOWED', undefined, undefined, { Allow: methods.join(', ') });
+    throw new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`.slice(0, 300));
+  });
+  app.onError((err, c) => renderError(err, c, deps));
+  return { app, operations };
+}
+
+/** Renders any thrown error as the specification's error body; its id is in the log line too. */
+function renderError(err: Error, c: Context, deps: ApiDeps): Response {
+  const id = randomUUID();
+  let error: ApiError;
+  if (err instanceof ApiError) {
+    error = err;
+  } else if (err instanceof HTTPException && err.status < 500) {
+    error = new ApiError(err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST');
+  } else {
+    error = new ApiError('INTERNAL_SERVER_ERROR');
+  }
+  const context = { errorId: id, errorCode: error.code, status: error.status, method: c.req.method, path: c.req.path };
+  if (error.status >= 500) deps.log.error({ ...context, cause: describeCause(err) }, 'request failed');
+  else deps.log.info(context, 'request rejected');
+  const body: Record<string, unknown> = { errorCode: error.code, id, message: error.message };
+  if (error.validationErrors) body['validationErrors'] = error.validationErrors;
+  return c.json(body, error.status, error.headers);
+}
+
+/** What may be logged of an unexpected error: its kind, never a stack, SQL or payload. */
+function describeCause(err: Error): Record<string, unknown> {
+  const code = (err as { code?: unknown }).code;
+  if (err.name === 'SqliteError') return { type: err.name, code };
+  return { type: err.name, code, message: err.message.slice(0, 200) };
+}
+
+function allowedMethods(operations: OperationSpec[]): (path: string) => string[] {
+  const patterns = operations.map((op) => ({
+    method: op.method.toUpperCase(),
+    regex: new RegExp(`^${API_BASE.replace(/\./g, '\\.')}${op.path.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  }));
+  return (path) => {
+    const methods = new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method));
+    if (methods.has('GET')) methods.add('HEAD');
+    return [...methods].sort();
+  };
+}

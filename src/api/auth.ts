@@ -1,0 +1,41 @@
+// X-API-KEY on every /v1.0.0 route. Failed attempts are counted per client address, so a key cannot
+// be guessed at network speed: past the limit the address gets 429 until its minute is over.
+import type { MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import type { ApiDeps } from './deps.ts';
+import { ApiError } from './errors.ts';
+
+const WINDOW_MS = 60_000;
+const MAX_TRACKED_CLIENTS = 10_000;
+
+export function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'in-process';
+  }
+}
+
+export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
+  const failures = new Map<string, { count: number; windowStart: number }>();
+  return async (c, next) => {
+    const now = deps.clock.now();
+    const client = clientAddress(c);
+    const record = failures.get(client);
+    if (record && now - record.windowStart >= WINDOW_MS) failures.delete(client);
+    const current = failures.get(client);
+    if (current && current.count >= deps.settings.authFailuresPerMinute) {
+      const retryAfter = Math.ceil((current.windowStart + WINDOW_MS - now) / 1000);
+      throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
+    }
+    const key = c.req.header('x-api-key');
+    if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
+      if (failures.size >= MAX_TRACKED_CLIENTS) failures.clear();
+      const entry = failures.get(client) ?? { count: 0, windowStart: now };
+      entry.count++;
+      failures.set(client, entry);
+      throw new ApiError('UNAUTHORIZED');
+    }
+    await next();
+  };
+}

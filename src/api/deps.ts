@@ -1,0 +1,32 @@
+import type { Logger } from 'pino';
+import type { Store } from '../store/store.ts';
+import type { Clock } from '../domain/time.ts';
+import type { VendorCatalog } from '../domain/vendors.ts';
+import type { Runtime } from '../runtime/live.ts';
+
+export interface ApiSettings {
+  /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
+  publicUrl: string;
+  /** A command not carried out within this time fails as expired. */
+  commandTtlMs: number;
+  connectSessionTtlMs: number;
+  bodyLimitBytes: number;
+  /** Failed key checks allowed per client address per minute before 429. */
+  authFailuresPerMinute: number;
+}
+
+export const DEFAULT_API_SETTINGS: Omit<ApiSettings, 'publicUrl'> = {
+  commandTtlMs: 15 * 60_000,
+  connectSessionTtlMs: 15 * 60_000,
+  bodyLimitBytes: 64 * 1024,
+  authFailuresPerMinute: 30,
+};
+
+export interface ApiDeps {
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  vendors: VendorCatalog;
+  runtime: Runtime;
+  settings: ApiSettings;
+}

@@ -1,0 +1,83 @@
+// Query and path parameter schemas of the list and detail endpoints (decisions §2, "List queries").
+import { z } from 'zod';
+import { oneOf, schemaRegistry, Timestamp, Uuid } from '../domain/schemas.ts';
+import {
+  BATTERY_CHARGING_STATES, COMMAND_STATES, HOME_POWER_VENDORS, HVAC_TYPES, HVAC_VENDORS, SORT_FIELDS, USER_SORT_FIELDS,
+} from '../domain/vocabulary.ts';
+import { parseTimestamp } from '../domain/time.ts';
+
+const INT32_MAX = 2_147_483_647;
+
+/** A whole number in a query string, documented as an integer. */
+function intParam(min: number, max: number, fallback: number) {
+  const message = `must be a whole number from ${min} to ${max}`;
+  const schema = z
+    .string()
+    .regex(/^\d{1,10}$/, message)
+    .transform(Number)
+    .pipe(z.number().min(min, message).max(max, message))
+    .default(fallback);
+  schemaRegistry.add(schema, { jsonSchema: { type: 'integer', minimum: min, maximum: max, default: fallback } });
+  return schema;
+}
+
+function boolParam() {
+  const schema = z.enum(['true', 'false'], { error: 'must be true or false' }).transform((v) => v === 'true');
+  schemaRegistry.add(schema, { jsonSchema: { type: 'boolean' } });
+  return schema;
+}
+
+/** A date-time in a query string, as epoch ms. */
+function timeParam() {
+  return Timestamp.transform((text) => parseTimestamp(text)!);
+}
+
+const text = z.string().max(200, 'must be at most 200 characters long');
+
+const paging = {
+  sortOrder: oneOf(['ASC', 'DESC']).default('DESC'),
+  page: intParam(0, INT32_MAX, 0),
+  size: intParam(1, 100, 10),
+};
+
+const subscriptionFilters = {
+  sortField: oneOf(SORT_FIELDS).default('USER_ID'),
+  uuid: Uuid.optional(),
+  userId: text.optional(),
+  isOnline: boolParam().optional(),
+  name: text.optional(),
+  model: text.optional(),
+  lastUpdatedFrom: timeParam().optional(),
+  lastUpdatedTo: timeParam().optional(),
+  ...paging,
+};
+
+export const BatteryListQuery = z.object({
+  ...subscriptionFilters,
+  vendor: oneOf(HOME_POWER_VENDORS).optional(),
+  chargingState: oneOf(BATTERY_CHARGING_STATES).optional(),
+});
+
+export const HvacListQuery = z.object({
+  ...subscriptionFilters,
+  vendor: oneOf(HVAC_VENDORS).optional(),
+  type: oneOf(HVAC_TYPES).optional(),
+});
+
+export const UserListQuery = z.object({
+  sortField: oneOf(USER_SORT_FIELDS).default('VENDOR'),
+  ...paging,
+});
+
+export const CommandListQuery = z.object({
+  state: oneOf([...COMMAND_STATES, 'ALL']).default('PENDING'),
+});
+
+export const UserIdParam = z.string().min(1).max(200, 'must be at most 200 characters long');
+
+/** Path parameters: `{ batteryId: uuid }` and the like. */
+export function idParams<const K extends string>(...names: K[]) {
+  return z.object(Object.fromEntries(names.map((n) => [n, n === 'userId' ? UserIdParam : Uuid])) as Record<K, z.ZodString>);
+}
+
+export type ListQueryOutput = z.output<typeof UserListQuery> & Partial<z.output<typeof BatteryListQuery>>;

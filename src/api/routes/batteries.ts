@@ -1,0 +1,33 @@
+import type { ApiDeps } from '../deps.ts';
+import { OperationRouter } from '../operation.ts';
+import { BatteryListQuery, idParams } from '../queries.ts';
+import { Battery, BatteryPage, DeletionResult } from '../../domain/schemas.ts';
+import { deleteDevice, findOr404, listPage } from '../device-handlers.ts';
+import { batteryDetail } from '../present.ts';
+
+export function batteryRoutes(deps: ApiDeps): OperationRouter {
+  return new OperationRouter()
+    .add({
+      method: 'get', path: '/batteries', operationId: 'listBatteries', tag: 'Batteries',
+      summary: 'List all batteries of the subscription',
+      description: 'Text filters match a case-insensitive substring. Ties in the sort order are broken by id.',
+      query: BatteryListQuery,
+      success: { status: 200, description: 'A page of batteries', schema: BatteryPage },
+      errors: ['BAD_REQUEST'],
+    }, (c, { query }) => c.json(listPage(deps, 'battery', query)))
+    .add({
+      method: 'get', path: '/batteries/{batteryId}', operationId: 'getBattery', tag: 'Batteries',
+      summary: 'Read one battery',
+      params: idParams('batteryId'),
+      success: { status: 200, description: 'The battery', schema: Battery },
+      errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
+    }, (c, { params }) => c.json(batteryDetail(findOr404(deps, 'battery', params.batteryId))))
+    .add({
+      method: 'delete', path: '/batteries/{batteryId}', operationId: 'deleteBattery', tag: 'Batteries',
+      summary: 'Delete a battery for good',
+      description: 'The battery stops being polled and its pending commands fail.',
+      params: idParams('batteryId'),
+      success: { status: 200, description: 'Deleted', schema: DeletionResult },
+      errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
+    }, (c, { params }) => deleteDevice(c, deps, 'battery', params.batteryId));
+}

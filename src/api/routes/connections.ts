@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { ApiDeps } from '../deps.ts';
+import { OperationRouter } from '../operation.ts';
+import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
+import { CHARGER_VENDORS } from '../../domain/vocabulary.ts';
+
+const ConnectQuery = z.object({
+  theme: oneOf(['DARK', 'LIGHT']).optional(),
+  language: oneOf(['ENGLISH', 'GERMAN', 'FRENCH']).optional(),
+});
+
+const absoluteHttpUrl = z
+  .string()
+  .max(2048, 'must be at most 2048 characters long')
+  .refine((value) => {
+    try {
+      const url = new URL(value);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+    } catch {
+      return false;
+    }
+  }, 'must be an absolute http or https URL');
+
+export const ConnectRequest = z.object({
+  redirectUrl: absoluteHttpUrl,
+  vendor: oneOf(CHARGER_VENDORS),
+  userId: z.string().min(1).max(50),
+});
+schemaRegistry.add(ConnectRequest, { id: 'ConnectRequest' });
+
+export function connectionRoutes(deps: ApiDeps): OperationRouter {
+  return new OperationRouter()
+    .add({
+      method: 'post', path: '/connections/chargers', operationId: 'connectCharger', tag: 'Connections',
+      summary: 'Start a session to pair a charger',
+      description: 'Returns the URL of the hub\'s own pairing page for this session. A session is single-use and expires.',
+      query: ConnectQuery,
+      body: ConnectRequest,
+      success: { status: 201, description: 'Created', schema: ConnectUrl },
+      errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
+    }, (c, { query, body }) => {
+      const now = deps.clock.now();
+      const token = deps.store.connectSessions.create({
+        userId: body.userId,
+        vendor: body.vendor,
+        redirectUrl: body.redirectUrl,
+        theme: query.theme ?? null,
+        language: query.language ?? null,
+        createdAtMs: now,
+        expiresAtMs: now + deps.settings.connectSessionTtlMs,
+      });
+      deps.log.info({ userId: body.userId, vendor: body.vendor }, 'connect session created');
+      return c.json({ url: `${deps.settings.publicUrl}/connect/${token}` }, 201);
+    })
+    .add({
+      method: 'get', path: '/connections/available-vendors', operationId: 'listAvailableVendors', tag: 'Connections',
+      summary: 'The makers this hub reaches locally, by domain',
+      success: { status: 200, description: 'Available vendors', schema: AvailableVendors },
+      errors: [],
+    }, (c) => c.json(deps.vendors.availableVendors(deps.settings.publicUrl)));
+}

@@ -1,0 +1,80 @@
+// Configuration: a YAML file (HUB_CONFIG) checked against a schema with defaults, then environment
+// overrides. Every problem is reported at once, with its path and a plain reason.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { toValidationErrors } from './api/validation.ts';
+
+const Port = z.int().min(0).max(65535);
+
+export const ConfigSchema = z.strictObject({
+  dataDir: z.string().min(1).default('data'),
+  http: z.strictObject({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: Port.default(8080),
+    /** How clients reach the hub (pairing URLs, logo URLs); by default the listening address. */
+    publicUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
+    bodyLimitBytes: z.int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+    authFailuresPerMinute: z.int().min(1).default(30),
+  }).prefault({}),
+  commands: z.strictObject({
+    ttlSeconds: z.int().min(1).max(7 * 24 * 3600).default(900),
+  }).prefault({}),
+  connect: z.strictObject({
+    sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
+  }).prefault({}),
+  apiKey: z.string().min(24, 'must be at least 24 characters long').optional(),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: { field: string; message: string }[], source: string) {
+    super(`${source}:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Reads HUB_CONFIG (if set), applies environment overrides, validates everything at once. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  let fileValues: Record<string, unknown> = {};
+  const source = env['HUB_CONFIG'] ? resolve(env['HUB_CONFIG']) : 'configuration';
+  if (env['HUB_CONFIG']) {
+    let text: string;
+    try {
+      text = readFileSync(source, 'utf8');
+    } catch (err) {
+      throw new ConfigError([{ field: '(file)', message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` }], source);
+    }
+    try {
+      fileValues = (parseYaml(text) ?? {}) as Record<string, unknown>;
+    } catch (err) {
+      throw new ConfigError([{ field: '(file)', message: `is not valid YAML: ${(err as Error).message.split('\n')[0]}` }], source);
+    }
+    if (typeof fileValues !== 'object' || Array.isArray(fileValues)) {
+      throw new ConfigError([{ field: '(file)', message: 'must be a YAML mapping' }], source);
+    }
+  }
+  const merged = structuredClone(fileValues) as Record<string, any>;
+  const problems: { field: string; message: string }[] = [];
+  const http = (merged['http'] ??= {});
+  if (env['HUB_DATA_DIR']) merged['dataDir'] = env['HUB_DATA_DIR'];
+  if (env['HUB_HTTP_HOST']) http['host'] = env['HUB_HTTP_HOST'];
+  if (env['HUB_HTTP_PORT'] !== undefined && env['HUB_HTTP_PORT'] !== '') {
+    if (/^\d+$/.test(env['HUB_HTTP_PORT'])) http['port'] = Number(env['HUB_HTTP_PORT']);
+    else problems.push({ field: 'HUB_HTTP_PORT', message: 'must be a port number' });
+  }
+  if (env['HUB_PUBLIC_URL']) http['publicUrl'] = env['HUB_PUBLIC_URL'];
+  if (env['HUB_API_KEY']) merged['apiKey'] = env['HUB_API_KEY'];
+  if (env['HUB_LOG_LEVEL']) merged['logLevel'] = env['HUB_LOG_LEVEL'];
+  const result = ConfigSchema.safeParse(merged, { reportInput: true });
+  if (!result.success) problems.push(...toValidationErrors(result.error.issues));
+  if (problems.length > 0 || !result.success) throw new ConfigError(problems, source);
+  return result.data;
+}
+
+export function databasePath(config: Config): string {
+  return resolve(config.dataDir, 'hub.db');
+}

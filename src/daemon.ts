@@ -1,0 +1,93 @@
+// The composition root: opens the store, builds the API and the runtime, starts them in order and
+// stops them in reverse. Nothing here is a singleton; tests build as many hubs as they like.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { Config } from './config.ts';
+import { databasePath } from './config.ts';
+import { Store } from './store/store.ts';
+import { createApp, type HubApp } from './api/app.ts';
+import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
+import type { Logger } from './log.ts';
+import { systemClock, type Clock } from './domain/time.ts';
+import { VendorCatalog } from './domain/vendors.ts';
+import { storedStateRuntime, type Runtime } from './runtime/live.ts';
+
+export interface DaemonOptions {
+  config: Config;
+  log: Logger;
+  clock?: Clock;
+  /** Called with the open store before the server listens (the demo seeds its household here). */
+  beforeListen?: (store: Store) => void;
+}
+
+export class Daemon {
+  private store: Store | undefined;
+  private server: Server | undefined;
+  private hubApp: HubApp | undefined;
+  readonly vendors = new VendorCatalog();
+  runtime: Runtime = storedStateRuntime;
+
+  constructor(private readonly options: DaemonOptions) {}
+
+  /** The address the hub answers on, once started. */
+  url = '';
+
+  get app(): HubApp {
+    if (!this.hubApp) throw new Error('daemon not started');
+    return this.hubApp;
+  }
+
+  get db(): Store {
+    if (!this.store) throw new Error('daemon not started');
+    return this.store;
+  }
+
+  async start(): Promise<void> {
+    const { config, log } = this.options;
+    const clock = this.options.clock ?? systemClock;
+    this.store = Store.open(databasePath(config));
+    if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
+    this.options.beforeListen?.(this.store);
+
+    const settings = {
+      ...DEFAULT_API_SETTINGS,
+      publicUrl: '',
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      authFailuresPerMinute: config.http.authFailuresPerMinute,
+      commandTtlMs: config.commands.ttlSeconds * 1000,
+      connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
+    };
+    const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings };
+    this.hubApp = createApp(deps);
+
+    const server = serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port }) as Server;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', reject);
+    });
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.url = `http://${host}:${address.port}`;
+    settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
+    // Slow clients must not hold sockets forever on a small gateway.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    log.info({ url: this.url }, 'hub listening');
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+    }
+    this.store?.close();
+    this.store = undefined;
+    this.options.log.info('hub stopped');
+  }
+}

@@ -1,0 +1,117 @@
+// Bulk import of devices from records shaped like the API's detail responses plus a `kind`
+// (decisions §3). Every record is checked before anything is written; a single bad record means
+// nothing is imported, and each problem is reported with its record index and field.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  BatteryChargeState, BatteryStaticData, ChargerChargeState, ChargerStaticData, HvacStaticData, MeterStaticData,
+  PvInverterStaticData, PvPowerState, TariffStaticData, Timestamp, Uuid, VehicleStaticData, oneOf,
+} from './schemas.ts';
+import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
+import { STATE_KEY, type DeviceRecord } from './device.ts';
+import { normalizeTimestamp, parseTimestamp } from './time.ts';
+import { isPng } from './png.ts';
+import { toValidationErrors } from '../api/validation.ts';
+import type { ValidationError } from '../api/errors.ts';
+
+const Driver = z.looseObject({ type: z.string().min(1).max(100) });
+const ImagePng = z.string().max(3_000_000).describe('base64 PNG');
+
+const common = {
+  id: Uuid.optional(),
+  userId: z.string().min(1).max(200),
+  isOnline: z.boolean().default(false),
+  lastUpdated: Timestamp.optional(),
+  locationId: Uuid.optional(),
+  driver: Driver.optional(),
+};
+
+const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
+  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: BatteryStaticData, chargeState: BatteryChargeState.optional() }),
+  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: PvInverterStaticData, powerState: PvPowerState.optional() }),
+  meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: MeterStaticData }),
+  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: HvacStaticData }),
+  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: ChargerStaticData, chargeState: ChargerChargeState.optional() }),
+  vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: VehicleStaticData, image: ImagePng.optional() }),
+  tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),
+};
+
+export interface ImportProblem extends ValidationError {
+  index: number;
+}
+
+export interface PreparedImport {
+  devices: DeviceRecord[];
+  images: Map<string, Buffer>;
+}
+
+type Parsed = Record<string, any>;
+
+/** Checks every record and turns them into device records; throws ImportError listing all problems. */
+export function prepareImport(input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined): PreparedImport {
+  const problems: ImportProblem[] = [];
+  if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
+  const devices: DeviceRecord[] = [];
+  const images = new Map<string, Buffer>();
+  const seen = new Map<string, number>();
+
+  input.forEach((raw: unknown, index) => {
+    const kind = (raw as { kind?: unknown } | null)?.kind;
+    if (typeof kind !== 'string' || !(DEVICE_KINDS as readonly string[]).includes(kind)) {
+      problems.push({ index, field: 'kind', message: `must be one of ${DEVICE_KINDS.join(', ')}` });
+      return;
+    }
+    const result = RECORD_SCHEMAS[kind as DeviceKind].safeParse(raw, { reportInput: true });
+    if (!result.success) {
+      for (const problem of toValidationErrors(result.error.issues)) problems.push({ index, ...problem });
+      return;
+    }
+    const record = result.data as Parsed;
+    const id: string = record['id'] ?? randomUUID();
+    const earlier = seen.get(id);
+    if (earlier !== undefined) problems.push({ index, field: 'id', message: `repeats the id of record ${earlier}` });
+    seen.set(id, index);
+    const stored = existingKind(id);
+    if (stored !== undefined && stored !== kind) problems.push({ index, field: 'id', message: `belongs to an existing ${stored}` });
+    if (record['image'] !== undefined) {
+      const png = Buffer.from(record['image'], 'base64');
+      if (!isPng(png)) problems.push({ index, field: 'image', message: 'must be a base64-encoded PNG' });
+      else images.set(id, png);
+    }
+    devices.push(toDevice(kind as DeviceKind, id, record, nowMs));
+  });
+
+  if (problems.length > 0) throw new ImportError(problems);
+  return { devices, images };
+}
+
+function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): DeviceRecord {
+  const { vendor, name, model, ...rest } = record['staticData'] as Parsed;
+  if (rest['lastUpdated']) rest['lastUpdated'] = normalizeTimestamp(rest['lastUpdated']);
+  const stateKey = STATE_KEY[kind];
+  const state = stateKey && record[stateKey] ? { ...(record[stateKey] as Parsed) } : null;
+  if (state?.['lastUpdated']) state['lastUpdated'] = normalizeTimestamp(state['lastUpdated']);
+  return {
+    id,
+    kind,
+    userId: record['userId'],
+    vendor,
+    name: name ?? null,
+    model: model ?? null,
+    isOnline: record['isOnline'],
+    lastUpdatedMs: record['lastUpdated'] ? parseTimestamp(record['lastUpdated'])! : null,
+    locationId: record['locationId'] ?? null,
+    hvacType: kind === 'hvac' ? record['type'] : null,
+    staticData: rest,
+    state,
+    driver: record['driver'] ?? null,
+    createdAtMs: nowMs,
+  };
+}
+
+export class ImportError extends Error {
+  constructor(readonly problems: ImportProblem[]) {
+    super(`${problems.length} problem${problems.length === 1 ? '' : 's'} in the import file; nothing was imported`);
+    this.name = 'ImportError';
+  }
+}

@@ -1,0 +1,61 @@
+// Entry point: read the configuration, start the daemon, stop it cleanly on SIGINT/SIGTERM.
+// `--demo` (npm start) seeds a demo household and prints a fresh key to try the API with.
+import { loadConfig, ConfigError } from './config.ts';
+import { Daemon } from './daemon.ts';
+import { createLogger } from './log.ts';
+import { seedDemo } from './demo/site.ts';
+
+async function main(): Promise<void> {
+  const demo = process.argv.includes('--demo');
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Configuration error in ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const log = createLogger(config.logLevel);
+  let demoKey: string | undefined;
+  const daemon = new Daemon({
+    config,
+    log,
+    beforeListen: demo
+      ? (store) => {
+          const now = Date.now();
+          const devices = seedDemo(store, now);
+          store.apiKeys.revoke('demo', now);
+          demoKey = store.apiKeys.create('demo', now).key;
+          log.info({ devices }, 'demo household loaded');
+        }
+      : undefined,
+  });
+  await daemon.start();
+  if (demoKey) {
+    process.stdout.write(
+      `\nhome-energy-hub is running at ${daemon.url}\n` +
+      `  API key (shown once):  ${demoKey}\n` +
+      `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
+      `  docs: ${daemon.url}/docs\n\n`,
+    );
+  }
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    daemon.stop().then(() => process.exit(0), (err) => {
+      log.error({ err }, 'stop failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`home-energy-hub failed to start: ${err.message}\n`);
+  process.exit(1);
+});

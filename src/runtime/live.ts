@@ -1,0 +1,26 @@
+// What the API needs from the runtime: live reads for refresh, and word of new commands and
+// deletions. The daemon wires the scheduler and the command worker in; without drivers the hub
+// answers from what it has stored and claims no live contact.
+import type { DeviceRecord } from '../domain/device.ts';
+import type { CommandRecord } from '../store/commands.ts';
+
+export class DeviceUnreachableError extends Error {
+  constructor(readonly deviceId: string, reason: string) {
+    super(reason);
+    this.name = 'DeviceUnreachableError';
+  }
+}
+
+export interface Runtime {
+  /** Reads the device now, stores what it read and returns the stored device; throws DeviceUnreachableError. */
+  refresh(device: DeviceRecord): Promise<DeviceRecord>;
+  commandCreated(command: CommandRecord): void;
+  deviceDeleted(device: DeviceRecord): void;
+}
+
+/** A runtime with no drivers: refresh returns the stored state, unchanged. */
+export const storedStateRuntime: Runtime = {
+  refresh: async (device) => device,
+  commandCreated: () => {},
+  deviceDeleted: () => {},
+};

@@ -1,0 +1,108 @@
+// The api_keys table. A key is shown once when created; only its SHA-256 is kept.
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.ts';
+
+export interface ApiKeyInfo {
+  id: string;
+  name: string;
+  createdAtMs: number;
+  revokedAtMs: number | null;
+}
+
+interface KeyRow {
+  id: string;
+  name: string;
+  hash: Buffer;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+/** Keys supplied from outside (HUB_API_KEY) must be at least this long. */
+export const MIN_KEY_LENGTH = 24;
+const KEY_PREFIX = 'heh_';
+
+export function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+export class ApiKeyRepository {
+  private readonly insert: Statement;
+  private readonly all: Statement<[]>;
+  private readonly active: Statement<[]>;
+  private readonly revokeStmt: Statement;
+  private readonly byHash: Statement<[Buffer]>;
+  private readonly dataVersion: Statement<[]>;
+  /** Hashes of the active keys, reloaded whenever another connection (the CLI) changed the database. */
+  private cache: Buffer[] = [];
+  private cachedVersion = -1;
+  private dirty = true;
+
+  constructor(db: Db) {
+    this.insert = db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)');
+    this.all = db.prepare('SELECT id, name, created_at, revoked_at FROM api_keys ORDER BY created_at, id');
+    this.active = db.prepare('SELECT hash FROM api_keys WHERE revoked_at IS NULL');
+    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL');
+    this.byHash = db.prepare('SELECT id, revoked_at FROM api_keys WHERE hash = ?');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Creates a random key; the returned secret is never stored and cannot be shown again. */
+  create(name: string, nowMs: number): { id: string; key: string } {
+    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const id = this.add(name, key, nowMs);
+    return { id, key };
+  }
+
+  /** Makes sure the given key (HUB_API_KEY) is active; returns its id. */
+  ensure(name: string, key: string, nowMs: number): string {
+    const existing = this.byHash.get(hashKey(key)) as { id: string; revoked_at: number | null } | undefined;
+    if (existing && existing.revoked_at === null) return existing.id;
+    return this.add(name, key, nowMs);
+  }
+
+  private add(name: string, key: string, nowMs: number): string {
+    const id = randomUUID();
+    this.insert.run(id, name, hashKey(key), nowMs);
+    this.dirty = true;
+    return id;
+  }
+
+  list(): ApiKeyInfo[] {
+    return (this.all.all() as KeyRow[]).map((row) => ({
+      id: row.id,
+      name: row.name,
+      createdAtMs: row.created_at,
+      revokedAtMs: row.revoked_at,
+    }));
+  }
+
+  /** Revokes keys by id or name; returns how many were revoked. */
+  revoke(idOrName: string, nowMs: number): number {
+    const changes = this.revokeStmt.run(nowMs, idOrName, idOrName).changes;
+    this.dirty = true;
+    return changes;
+  }
+
+  /**
+   * True when the key is active. The presented key's hash is compared with every active hash in
+   * constant time, and the loop never stops early, so timing says nothing about which key matched.
+   */
+  verify(key: string): boolean {
+    this.refresh();
+    const presented = hashKey(key);
+    let match = false;
+    for (const stored of this.cache) {
+      if (timingSafeEqual(presented, stored)) match = true;
+    }
+    return match;
+  }
+
+  private refresh(): void {
+    const version = this.dataVersion.get() as number;
+    if (!this.dirty && version === this.cachedVersion) return;
+    this.cache = (this.active.all() as Pick<KeyRow, 'hash'>[]).map((row) => row.hash);
+    this.cachedVersion = version;
+    this.dirty = false;
+  }
+}

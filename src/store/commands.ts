@@ -1,0 +1,110 @@
+// The commands table: every asynchronous command, in execution order (seq), with its state.
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.ts';
+import type { CommandState, CommandType, DeviceKind } from '../domain/vocabulary.ts';
+
+export interface CommandRecord {
+  seq: number;
+  id: string;
+  deviceId: string;
+  deviceKind: DeviceKind;
+  userId: string;
+  type: CommandType;
+  state: CommandState;
+  payload: unknown;
+  createdAtMs: number;
+  lastUpdatedMs: number;
+  expiresAtMs: number;
+  failedReason: string | null;
+}
+
+export type NewCommand = Omit<CommandRecord, 'seq' | 'state' | 'lastUpdatedMs' | 'failedReason'>;
+
+interface CommandRow {
+  seq: number;
+  id: string;
+  device_id: string;
+  device_kind: DeviceKind;
+  user_id: string;
+  type: CommandType;
+  state: CommandState;
+  payload_json: string | null;
+  created_at: number;
+  last_updated: number;
+  expires_at: number;
+  failed_reason: string | null;
+}
+
+export class CommandRepository {
+  private readonly insert: Statement;
+  private readonly byId: Statement<[string]>;
+  private readonly ofDeviceInState: Statement<[string, string]>;
+  private readonly ofDevice: Statement<[string]>;
+  private readonly pending: Statement<[]>;
+  private readonly finish: Statement;
+  private readonly failPendingOfDevice: Statement;
+
+  constructor(db: Db) {
+    this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
+      created_at, last_updated, expires_at) VALUES (@id, @deviceId, @deviceKind, @userId, @type, 'PENDING', @payload,
+      @createdAtMs, @createdAtMs, @expiresAtMs)`);
+    this.byId = db.prepare('SELECT * FROM commands WHERE id = ?');
+    this.ofDeviceInState = db.prepare('SELECT * FROM commands WHERE device_id = ? AND state = ? ORDER BY seq');
+    this.ofDevice = db.prepare('SELECT * FROM commands WHERE device_id = ? ORDER BY seq');
+    this.pending = db.prepare("SELECT * FROM commands WHERE state = 'PENDING' ORDER BY seq");
+    this.finish = db.prepare(`UPDATE commands SET state = @state, failed_reason = @reason, last_updated = @now
+      WHERE id = @id AND state = 'PENDING'`);
+    this.failPendingOfDevice = db.prepare(`UPDATE commands SET state = 'FAILED', failed_reason = @reason,
+      last_updated = @now WHERE device_id = @deviceId AND state = 'PENDING'`);
+  }
+
+  /** Stores a new PENDING command; it is on disk when this returns (synchronous = FULL). */
+  create(command: NewCommand): CommandRecord {
+    const payload = command.payload === undefined ? null : JSON.stringify(command.payload);
+    const { lastInsertRowid } = this.insert.run({ ...command, payload });
+    return { ...command, seq: Number(lastInsertRowid), state: 'PENDING', lastUpdatedMs: command.createdAtMs, failedReason: null };
+  }
+
+  get(id: string): CommandRecord | undefined {
+    const row = this.byId.get(id) as CommandRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** A device's commands in execution order, in one state or in all. */
+  ofDeviceId(deviceId: string, state: CommandState | 'ALL'): CommandRecord[] {
+    const rows = state === 'ALL' ? this.ofDevice.all(deviceId) : this.ofDeviceInState.all(deviceId, state);
+    return (rows as CommandRow[]).map(toRecord);
+  }
+
+  /** Every PENDING command of the hub, in execution order. */
+  allPending(): CommandRecord[] {
+    return (this.pending.all() as CommandRow[]).map(toRecord);
+  }
+
+  /** Moves a PENDING command to its final state; false when it was no longer PENDING. */
+  complete(id: string, state: 'EXECUTED' | 'FAILED', reason: string | null, nowMs: number): boolean {
+    return this.finish.run({ id, state, reason: state === 'FAILED' ? reason : null, now: nowMs }).changes > 0;
+  }
+
+  /** Fails every PENDING command of a device (it was deleted); returns how many. */
+  failPending(deviceId: string, reason: string, nowMs: number): number {
+    return this.failPendingOfDevice.run({ deviceId, reason, now: nowMs }).changes;
+  }
+}
+
+function toRecord(row: CommandRow): CommandRecord {
+  return {
+    seq: row.seq,
+    id: row.id,
+    deviceId: row.device_id,
+    deviceKind: row.device_kind,
+    userId: row.user_id,
+    type: row.type,
+    state: row.state,
+    payload: row.payload_json === null ? undefined : JSON.parse(row.payload_json),
+    createdAtMs: row.created_at,
+    lastUpdatedMs: row.last_updated,
+    expiresAtMs: row.expires_at,
+    failedReason: row.failed_reason,
+  };
+}

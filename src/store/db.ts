@@ -1,0 +1,48 @@
+// Opens the hub's SQLite database: pragmas for an SD card that may lose power, and the numbered
+// migrations tracked by PRAGMA user_version (each in its own transaction).
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MIGRATIONS } from './migrations/index.ts';
+
+export type Db = Database.Database;
+
+export class NewerDatabaseError extends Error {
+  constructor(found: number, known: number) {
+    super(`database schema version ${found} is newer than this hub knows (${known}); upgrade the hub or restore an older backup`);
+    this.name = 'NewerDatabaseError';
+  }
+}
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+export function openDatabase(path: string): Db {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  try {
+    db.pragma('journal_mode = WAL');
+    // FULL: every commit (an acknowledged command above all) is on disk before we answer.
+    // State writes are batched by the scheduler, so the extra fsync costs one per batch.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+export function migrate(db: Db): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > SCHEMA_VERSION) throw new NewerDatabaseError(current, SCHEMA_VERSION);
+  for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+    const step = MIGRATIONS[version - 1]!;
+    db.transaction(() => {
+      db.exec(step);
+      db.pragma(`user_version = ${version}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,277 @@
+// The devices table: static data, latest state and how each device is reached.
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.ts';
+import { fold, type DeviceRecord, type DeviceSummary, type DriverBinding } from '../domain/device.ts';
+import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
+
+export interface DeviceFilter {
+  kind: DeviceKind;
+  /** User lists: exactly this owner. */
+  ownerId?: string;
+  uuid?: string;
+  /** Substring filters, matched case-insensitively with `%` and `_` taken literally. */
+  userId?: string;
+  name?: string;
+  model?: string;
+  isOnline?: boolean;
+  vendor?: string;
+  lastUpdatedFromMs?: number;
+  lastUpdatedToMs?: number;
+  chargingState?: string;
+  hvacType?: HvacType;
+}
+
+export interface PageRequest {
+  sortField: SortField;
+  sortOrder: SortOrder;
+  page: number;
+  size: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+const SORT_COLUMN: Record<SortField, string> = {
+  USER_ID: 'user_id',
+  VENDOR: 'vendor',
+  IS_ONLINE: 'is_online',
+  LAST_UPDATED: 'last_updated',
+};
+
+interface DeviceRow {
+  id: string;
+  kind: DeviceKind;
+  user_id: string;
+  vendor: string;
+  name: string | null;
+  model: string | null;
+  is_online: number;
+  last_updated: number | null;
+  location_id: string | null;
+  hvac_type: HvacType | null;
+  charging_state: string | null;
+  static_json: string;
+  state_json: string | null;
+  driver_json: string | null;
+  created_at: number;
+}
+
+type SummaryRow = Pick<DeviceRow, 'id' | 'user_id' | 'vendor' | 'name' | 'model' | 'is_online' | 'last_updated' | 'hvac_type' | 'charging_state'>;
+
+const SUMMARY_COLUMNS = 'id, user_id, vendor, name, model, is_online, last_updated, hvac_type, charging_state';
+const MAX_CACHED_QUERIES = 512;
+
+export class DeviceRepository {
+  private readonly byId: Statement<[string]>;
+  private readonly upsert: Statement;
+  private readonly remove: Statement<[string]>;
+  private readonly tombstone: Statement;
+  private readonly untombstone: Statement<[string]>;
+  private readonly isTombstoned: Statement<[string]>;
+  private readonly tombstonedAddress: Statement<[string]>;
+  private readonly writeState: Statement;
+  private readonly writeOnline: Statement;
+  private readonly listDriven: Statement<[]>;
+  private readonly countAll: Statement<[]>;
+  private readonly queries = new Map<string, { page: Statement; count: Statement }>();
+
+  constructor(private readonly db: Db) {
+    this.byId = db.prepare('SELECT * FROM devices WHERE id = ?');
+    this.upsert = db.prepare(`
+      INSERT INTO devices (id, kind, user_id, vendor, name, model, is_online, last_updated, location_id, hvac_type,
+        charging_state, user_id_fold, name_fold, model_fold, static_json, state_json, driver_json, created_at)
+      VALUES (@id, @kind, @user_id, @vendor, @name, @model, @is_online, @last_updated, @location_id, @hvac_type,
+        @charging_state, @user_id_fold, @name_fold, @model_fold, @static_json, @state_json, @driver_json, @created_at)
+      ON CONFLICT (id) DO UPDATE SET kind = excluded.kind, user_id = excluded.user_id, vendor = excluded.vendor,
+        name = excluded.name, model = excluded.model, is_online = excluded.is_online, last_updated = excluded.last_updated,
+        location_id = excluded.location_id, hvac_type = excluded.hvac_type, charging_state = excluded.charging_state,
+        user_id_fold = excluded.user_id_fold, name_fold = excluded.name_fold, model_fold = excluded.model_fold,
+        static_json = excluded.static_json, state_json = excluded.state_json, driver_json = excluded.driver_json`);
+    this.remove = db.prepare('DELETE FROM devices WHERE id = ?');
+    this.tombstone = db.prepare(
+      'INSERT OR REPLACE INTO deleted_devices (id, kind, address, deleted_at) VALUES (?, ?, ?, ?)');
+    this.untombstone = db.prepare('DELETE FROM deleted_devices WHERE id = ?');
+    this.isTombstoned = db.prepare('SELECT 1 FROM deleted_devices WHERE id = ?');
+    this.tombstonedAddress = db.prepare('SELECT 1 FROM deleted_devices WHERE address = ?');
+    this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
+      is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
+    this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
+    this.listDriven = db.prepare('SELECT * FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id');
+    this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
+  }
+
+  get(id: string): DeviceRecord | undefined {
+    const row = this.byId.get(id) as DeviceRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** A device of the given kind, and of the given owner when one is named; otherwise undefined. */
+  find(kind: DeviceKind, id: string, ownerId?: string): DeviceRecord | undefined {
+    const device = this.get(id);
+    if (!device || device.kind !== kind) return undefined;
+    if (ownerId !== undefined && device.userId !== ownerId) return undefined;
+    return device;
+  }
+
+  count(): number {
+    return (this.countAll.get() as { n: number }).n;
+  }
+
+  /** Every device the hub drives (it has a driver binding), oldest first. */
+  driven(): DeviceRecord[] {
+    return (this.listDriven.all() as DeviceRow[]).map(toRecord);
+  }
+
+  /** Inserts or replaces devices in one transaction; a re-added id leaves the deleted list. */
+  save(devices: readonly DeviceRecord[]): void {
+    this.db.transaction(() => {
+      for (const device of devices) {
+        this.upsert.run(toRow(device));
+        this.untombstone.run(device.id);
+      }
+    })();
+  }
+
+  /** Removes a device for good and remembers that it was deleted. */
+  delete(device: DeviceRecord, nowMs: number): void {
+    this.remove.run(device.id);
+    this.tombstone.run(device.id, device.kind, addressOf(device.driver), nowMs);
+  }
+
+  wasDeleted(id: string): boolean {
+    return this.isTombstoned.get(id) !== undefined;
+  }
+
+  wasDeletedAt(driver: DriverBinding): boolean {
+    const address = addressOf(driver);
+    return address !== null && this.tombstonedAddress.get(address) !== undefined;
+  }
+
+  /** Writes fresh state reported by a driver. Returns false when the device is gone. */
+  updateState(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): boolean {
+    const result = this.writeState.run({
+      id,
+      state_json: state === null ? null : JSON.stringify(state),
+      charging_state: chargingStateOf(state),
+      is_online: isOnline ? 1 : 0,
+      last_updated: lastUpdatedMs,
+    });
+    return result.changes > 0;
+  }
+
+  /** Marks a device reachable or not; true when that changed anything. */
+  setOnline(id: string, isOnline: boolean): boolean {
+    const flag = isOnline ? 1 : 0;
+    return this.writeOnline.run(flag, id, flag).changes > 0;
+  }
+
+  list(filter: DeviceFilter, page: PageRequest): Page<DeviceSummary> {
+    const where: string[] = ['kind = @kind'];
+    const params: Record<string, unknown> = { kind: filter.kind };
+    const add = (clause: string, name: string, value: unknown) => {
+      where.push(clause);
+      params[name] = value;
+    };
+    if (filter.ownerId !== undefined) add('user_id = @ownerId', 'ownerId', filter.ownerId);
+    if (filter.uuid !== undefined) add('id = @uuid', 'uuid', filter.uuid);
+    if (filter.userId !== undefined) add('instr(user_id_fold, @userId) > 0', 'userId', fold(filter.userId));
+    if (filter.name !== undefined) add('instr(name_fold, @name) > 0', 'name', fold(filter.name));
+    if (filter.model !== undefined) add('instr(model_fold, @model) > 0', 'model', fold(filter.model));
+    if (filter.isOnline !== undefined) add('is_online = @isOnline', 'isOnline', filter.isOnline ? 1 : 0);
+    if (filter.vendor !== undefined) add('vendor = @vendor', 'vendor', filter.vendor);
+    if (filter.lastUpdatedFromMs !== undefined) add('last_updated >= @from', 'from', filter.lastUpdatedFromMs);
+    if (filter.lastUpdatedToMs !== undefined) add('last_updated <= @to', 'to', filter.lastUpdatedToMs);
+    if (filter.chargingState !== undefined) add('charging_state = @chargingState', 'chargingState', filter.chargingState);
+    if (filter.hvacType !== undefined) add('hvac_type = @hvacType', 'hvacType', filter.hvacType);
+
+    const statements = this.statementsFor(where.join(' AND '), page.sortField, page.sortOrder);
+    const total = (statements.count.get(params) as { n: number }).n;
+    const rows = statements.page.all({ ...params, limit: page.size, offset: page.page * page.size }) as SummaryRow[];
+    return { total, items: rows.map(toSummary) };
+  }
+
+  private statementsFor(where: string, sortField: SortField, sortOrder: SortOrder) {
+    const key = `${where}|${sortField}|${sortOrder}`;
+    let cached = this.queries.get(key);
+    if (!cached) {
+      const order = `${SORT_COLUMN[sortField]} ${sortOrder}, id ${sortOrder}`;
+      cached = {
+        page: this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM devices WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+        count: this.db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${where}`),
+      };
+      if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.delete(this.queries.keys().next().value!);
+      this.queries.set(key, cached);
+    }
+    return cached;
+  }
+}
+
+function addressOf(driver: DriverBinding | null): string | null {
+  if (!driver) return null;
+  const { type, ...settings } = driver;
+  const keys = Object.keys(settings).sort();
+  return `${type}:${JSON.stringify(settings, keys)}`;
+}
+
+function chargingStateOf(state: Record<string, unknown> | null): string | null {
+  const value = state?.['chargingState'];
+  return typeof value === 'string' ? value : null;
+}
+
+function toRow(device: DeviceRecord) {
+  return {
+    id: device.id,
+    kind: device.kind,
+    user_id: device.userId,
+    vendor: device.vendor,
+    name: device.name,
+    model: device.model,
+    is_online: device.isOnline ? 1 : 0,
+    last_updated: device.lastUpdatedMs,
+    location_id: device.locationId,
+    hvac_type: device.hvacType,
+    charging_state: device.kind === 'battery' ? chargingStateOf(device.state) : null,
+    user_id_fold: fold(device.userId),
+    name_fold: device.name === null ? null : fold(device.name),
+    model_fold: device.model === null ? null : fold(device.model),
+    static_json: JSON.stringify(device.staticData),
+    state_json: device.state === null ? null : JSON.stringify(device.state),
+    driver_json: device.driver === null ? null : JSON.stringify(device.driver),
+    created_at: device.createdAtMs,
+  };
+}
+
+function toRecord(row: DeviceRow): DeviceRecord {
+  return {
+    id: row.id,
+    kind: row.kind,
+    userId: row.user_id,
+    vendor: row.vendor,
+    name: row.name,
+    model: row.model,
+    isOnline: row.is_online === 1,
+    lastUpdatedMs: row.last_updated,
+    locationId: row.location_id,
+    hvacType: row.hvac_type,
+    staticData: JSON.parse(row.static_json) as Record<string, unknown>,
+    state: row.state_json === null ? null : (JSON.parse(row.state_json) as Record<string, unknown>),
+    driver: row.driver_json === null ? null : (JSON.parse(row.driver_json) as DriverBinding),
+    createdAtMs: row.created_at,
+  };
+}
+
+function toSummary(row: SummaryRow): DeviceSummary {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    vendor: row.vendor,
+    name: row.name,
+    model: row.model,
+    isOnline: row.is_online === 1,
+    lastUpdatedMs: row.last_updated,
+    hvacType: row.hvac_type,
+    chargingState: row.charging_state,
+  };
+}

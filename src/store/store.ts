@@ -1,0 +1,49 @@
+// The store: one database, one repository per table, and the few writes that span tables.
+import { openDatabase, type Db } from './db.ts';
+import { DeviceRepository } from './devices.ts';
+import { CommandRepository } from './commands.ts';
+import { ApiKeyRepository } from './api-keys.ts';
+import { ConnectSessionRepository } from './connect-sessions.ts';
+import { VehicleImageRepository } from './vehicle-images.ts';
+import type { DeviceRecord } from '../domain/device.ts';
+
+export class Store {
+  readonly devices: DeviceRepository;
+  readonly commands: CommandRepository;
+  readonly apiKeys: ApiKeyRepository;
+  readonly connectSessions: ConnectSessionRepository;
+  readonly vehicleImages: VehicleImageRepository;
+
+  constructor(readonly db: Db) {
+    this.devices = new DeviceRepository(db);
+    this.commands = new CommandRepository(db);
+    this.apiKeys = new ApiKeyRepository(db);
+    this.connectSessions = new ConnectSessionRepository(db);
+    this.vehicleImages = new VehicleImageRepository(db);
+  }
+
+  static open(path: string): Store {
+    return new Store(openDatabase(path));
+  }
+
+  /** Deletes a device for good: its row and image go, its pending commands fail, it stays deleted. */
+  deleteDevice(device: DeviceRecord, nowMs: number): number {
+    return this.db.transaction(() => {
+      this.devices.delete(device, nowMs);
+      this.vehicleImages.delete(device.id);
+      return this.commands.failPending(device.id, 'Device was deleted', nowMs);
+    })();
+  }
+
+  /** Writes a checked import in one transaction: devices and their images, all or nothing. */
+  importDevices(devices: readonly DeviceRecord[], images: ReadonlyMap<string, Buffer>, nowMs: number): void {
+    this.db.transaction(() => {
+      this.devices.save(devices);
+      for (const [vehicleId, png] of images) this.vehicleImages.set(vehicleId, png, nowMs);
+    })();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,43 @@
+// The vehicle_images table: one PNG per vehicle, with the ETag it is served under.
+import { createHash } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.ts';
+import { isPng } from '../domain/png.ts';
+
+export interface VehicleImage {
+  png: Buffer;
+  etag: string;
+}
+
+export const MAX_IMAGE_BYTES = 2 * 1024 * 1024;
+
+
+export class VehicleImageRepository {
+  private readonly upsert: Statement;
+  private readonly byId: Statement<[string]>;
+  private readonly remove: Statement<[string]>;
+
+  constructor(db: Db) {
+    this.upsert = db.prepare(`INSERT INTO vehicle_images (vehicle_id, png, etag, updated_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (vehicle_id) DO UPDATE SET png = excluded.png, etag = excluded.etag, updated_at = excluded.updated_at`);
+    this.byId = db.prepare('SELECT png, etag FROM vehicle_images WHERE vehicle_id = ?');
+    this.remove = db.prepare('DELETE FROM vehicle_images WHERE vehicle_id = ?');
+  }
+
+  /** Stores a PNG; throws on anything that is not one. */
+  set(vehicleId: string, png: Buffer, nowMs: number): VehicleImage {
+    if (!isPng(png)) throw new TypeError('not a PNG image');
+    if (png.length > MAX_IMAGE_BYTES) throw new RangeError(`image larger than ${MAX_IMAGE_BYTES} bytes`);
+    const etag = `"${createHash('sha256').update(png).digest('base64url').slice(0, 27)}"`;
+    this.upsert.run(vehicleId, png, etag, nowMs);
+    return { png, etag };
+  }
+
+  get(vehicleId: string): VehicleImage | undefined {
+    return this.byId.get(vehicleId) as VehicleImage | undefined;
+  }
+
+  delete(vehicleId: string): void {
+    this.remove.run(vehicleId);
+  }
+}

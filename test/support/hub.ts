@@ -1,0 +1,57 @@
+// Test fixtures: an in-process API over a fresh in-memory store, with a key and a controllable clock.
+import { createApp } from '../../src/api/app.ts';
+import { DEFAULT_API_SETTINGS, type ApiSettings } from '../../src/api/deps.ts';
+import { Store } from '../../src/store/store.ts';
+import { VendorCatalog } from '../../src/domain/vendors.ts';
+import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
+import { silentLogger } from '../../src/log.ts';
+import { prepareImport } from '../../src/domain/import.ts';
+import type { Clock } from '../../src/domain/time.ts';
+
+export class TestClock implements Clock {
+  constructor(public ms = Date.parse('2026-11-07T05:31:56Z')) {}
+  now(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestHubOptions {
+  runtime?: Runtime;
+  settings?: Partial<ApiSettings>;
+  vendors?: VendorCatalog;
+  dbPath?: string;
+}
+
+export function createTestHub(options: TestHubOptions = {}) {
+  const store = Store.open(options.dbPath ?? ':memory:');
+  const clock = new TestClock();
+  const vendors = options.vendors ?? new VendorCatalog();
+  const key = store.apiKeys.create('test', clock.now()).key;
+  const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
+  const { app, operations } = createApp({ store, log: silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings });
+
+  /** A request with the test key; `init.headers` may override or drop it. */
+  function request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+    const headers = new Headers(init.headers);
+    if (!headers.has('x-api-key')) headers.set('x-api-key', key);
+    let body = init.body;
+    if (init.json !== undefined) {
+      body = JSON.stringify(init.json);
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json');
+    }
+    return Promise.resolve(app.request(`/v1.0.0${path}`, { ...init, headers, body }));
+  }
+
+  /** Imports records through the real importer. */
+  function seed(records: unknown[]): void {
+    const prepared = prepareImport(records, clock.now(), (id) => store.devices.get(id)?.kind);
+    store.importDevices(prepared.devices, prepared.images, clock.now());
+  }
+
+  return { app, operations, store, clock, key, vendors, request, seed, close: () => store.close() };
+}
+
+export type TestHub = ReturnType<typeof createTestHub>;
