@@ -55,3 +55,21 @@ export function createTestHub(options: TestHubOptions = {}) {
 }
 
 export type TestHub = ReturnType<typeof createTestHub>;
+
+/** The JSON body of a response, untyped: tests assert on its fields. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export async function json(res: Response): Promise<any> {
+  return res.json();
+}
+
+export const ids = {
+  battery: '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e01',
+  battery2: '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e02',
+  pvInverter: '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01',
+  meter: '2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a01',
+  hvac: '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b01',
+  charger: '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01',
+  vehicle: '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01',
+  tariff: '6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01',
+  unknown: '99999999-9999-4999-8999-999999999999',
+} as const;

@@ -1,0 +1,61 @@
+// The `hub` command (`npm run hub -- <command>`): administration that works whether or not the
+// daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage.
+import { loadConfig, databasePath, ConfigError } from '../config.ts';
+import { Store } from '../store/store.ts';
+import { runKeys } from './keys.ts';
+import { runImport } from './import.ts';
+import { runImage } from './image.ts';
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+}
+
+const USAGE = `usage: npm run hub -- <command>
+
+  keys create NAME          create an API key (shown once)
+  keys list                 list keys (never their secrets)
+  keys revoke ID|NAME       revoke a key
+  import FILE               import devices from a JSON file (all or nothing)
+  image set VEHICLE_ID PNG  set the picture of a vehicle
+
+Environment: HUB_DATA_DIR (default data/), HUB_CONFIG (a YAML file).`;
+
+export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  const [command, ...args] = argv;
+  if (!command || command === 'help' || command === '--help') {
+    io.out(USAGE);
+    return command ? 0 : 2;
+  }
+  const commands: Record<string, (store: Store, args: string[], io: CliIo) => number | Promise<number>> = {
+    keys: runKeys,
+    import: runImport,
+    image: runImage,
+  };
+  const run = commands[command];
+  if (!run) {
+    io.err(`unknown command: ${command}\n\n${USAGE}`);
+    return 2;
+  }
+  let store: Store;
+  try {
+    store = Store.open(databasePath(loadConfig(env)));
+  } catch (err) {
+    io.err(err instanceof ConfigError ? `configuration error in ${err.message}` : `cannot open the database: ${(err as Error).message}`);
+    return 1;
+  }
+  try {
+    return await run(store, args, io);
+  } finally {
+    store.close();
+  }
+}
+
+const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli/hub.ts') || process.argv[1]?.endsWith('/cli/hub.js');
+if (isMain) {
+  const io: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+  runHub(process.argv.slice(2), io).then((code) => process.exit(code), (err: Error) => {
+    io.err(`hub: ${err.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,30 @@
+import { readFileSync } from 'node:fs';
+import type { Store } from '../store/store.ts';
+import type { CliIo } from './hub.ts';
+
+export function runImage(store: Store, args: string[], io: CliIo): number {
+  const [action, vehicleId, file] = args;
+  if (action !== 'set' || !vehicleId || !file) {
+    io.err('usage: hub image set VEHICLE_ID FILE.png');
+    return 2;
+  }
+  if (!store.devices.find('vehicle', vehicleId)) {
+    io.err(`No vehicle ${vehicleId}.`);
+    return 1;
+  }
+  let png: Buffer;
+  try {
+    png = readFileSync(file);
+  } catch (err) {
+    io.err(`Cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+    return 1;
+  }
+  try {
+    const image = store.vehicleImages.set(vehicleId, png, Date.now());
+    io.out(`Image of vehicle ${vehicleId} set (${png.length} bytes, ETag ${image.etag}).`);
+    return 0;
+  } catch (err) {
+    io.err(`${file}: ${(err as Error).message}`);
+    return 1;
+  }
+}

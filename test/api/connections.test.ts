@@ -1,0 +1,81 @@
+// Connect sessions, available vendors and their logos.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestHub, json } from '../support/hub.ts';
+import { VendorCatalog } from '../../src/domain/vendors.ts';
+
+const good = { redirectUrl: 'https://app.example/paired?x=1', vendor: 'GO_E', userId: 'user-1' };
+
+test('POST /connections/chargers answers 201 with a single-use pairing URL on the hub', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const res = await hub.request('/connections/chargers?theme=DARK&language=GERMAN', { method: 'POST', json: good });
+  assert.equal(res.status, 201);
+  const { url } = await json(res);
+  assert.match(url, /^http:\/\/hub\.test:8080\/connect\/[A-Za-z0-9_-]{32}$/);
+  const token = url.split('/').pop();
+  const session = hub.store.connectSessions.find(token)!;
+  assert.equal(session.userId, 'user-1');
+  assert.equal(session.vendor, 'GO_E');
+  assert.equal(session.theme, 'DARK');
+  assert.equal(session.language, 'GERMAN');
+  assert.equal(session.expiresAtMs, hub.clock.now() + 15 * 60_000);
+  assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), true);
+  assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), false, 'single use');
+});
+
+test('a connect session expires', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const { url } = await json(await hub.request('/connections/chargers', { method: 'POST', json: good }));
+  const token = url.split('/').pop();
+  assert.equal(hub.store.connectSessions.consume(token, hub.clock.now() + 15 * 60_000 + 1), false);
+});
+
+test('the connect request validates every field, the query, and stores nothing on error', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const cases: [unknown, string, string[]][] = [
+    [{}, '', ['redirectUrl', 'userId', 'vendor']],
+    [{ ...good, redirectUrl: 'ftp://x.example/' }, '', ['redirectUrl']],
+    [{ ...good, redirectUrl: '/relative' }, '', ['redirectUrl']],
+    [{ ...good, redirectUrl: `https://x.example/${'a'.repeat(2048)}` }, '', ['redirectUrl']],
+    [{ ...good, vendor: 'TESLA' }, '', ['vendor']],
+    [{ ...good, userId: '' }, '', ['userId']],
+    [{ ...good, userId: 'u'.repeat(51) }, '', ['userId']],
+    [good, '?theme=BLUE&language=SPANISH', ['language', 'theme']],
+  ];
+  for (const [body, query, fields] of cases) {
+    const res = await hub.request(`/connections/chargers${query}`, { method: 'POST', json: body });
+    assert.equal(res.status, 400, JSON.stringify(body).slice(0, 80));
+    const errors = (await json(res)).validationErrors.map((e: { field: string }) => e.field).sort();
+    assert.deepEqual(errors, fields);
+  }
+  assert.equal((await hub.request('/connections/chargers', { method: 'POST', json: { ...good, userId: 'u'.repeat(50) } })).status, 201);
+  const noBody = await json(await hub.request('/connections/chargers', { method: 'POST' }));
+  assert.deepEqual(noBody.validationErrors, [{ field: 'body', message: 'is required' }]);
+});
+
+test('available vendors list only makers a driver reaches, with logos served by the hub', async (t) => {
+  const vendors = new VendorCatalog();
+  const hub = createTestHub({ vendors });
+  t.after(hub.close);
+  assert.deepEqual(await json(await hub.request('/connections/available-vendors')), {
+    hvac: [], vehicles: [], chargers: [], homePower: [], tariffs: [],
+  });
+  vendors.registerVendor('homePower', 'SMA');
+  vendors.registerVendor('homePower', 'FRONIUS');
+  vendors.registerVendor('chargers', 'GO_E');
+  const body = await json(await hub.request('/connections/available-vendors'));
+  assert.deepEqual(body.homePower, [
+    { id: 'FRONIUS', name: 'Fronius', logoUrl: 'http://hub.test:8080/logos/fronius.svg' },
+    { id: 'SMA', name: 'SMA', logoUrl: 'http://hub.test:8080/logos/sma.svg' },
+  ]);
+  assert.deepEqual(body.chargers, [{ id: 'GO_E', name: 'go-e', logoUrl: 'http://hub.test:8080/logos/go-e.svg' }]);
+  const logo = await hub.app.request('/logos/go-e.svg');
+  assert.equal(logo.status, 200);
+  assert.equal(logo.headers.get('content-type'), 'image/svg+xml');
+  assert.match(await logo.text(), /^<svg [^>]*>.*go-e.*<\/svg>$/s);
+  assert.equal((await hub.app.request('/logos/../../etc/passwd')).status, 404);
+  assert.throws(() => vendors.registerVendor('homePower', 'ACME'), /unknown vendor/);
+});

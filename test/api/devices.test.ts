@@ -1,0 +1,199 @@
+// Reads, lists and deletions of every device kind, with their error paths.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestHub, ids, json, type TestHub } from '../support/hub.ts';
+import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
+
+function demoHub(t: { after: (fn: () => void) => void }): TestHub {
+  const hub = createTestHub();
+  t.after(hub.close);
+  hub.seed(demoRecords(hub.clock.now()));
+  return hub;
+}
+
+async function expectError(res: Response, status: number, errorCode: string, message?: string) {
+  assert.equal(res.status, status);
+  const body = await json(res);
+  assert.equal(body.errorCode, errorCode);
+  assert.match(body.id, /^[0-9a-f-]{36}$/);
+  if (message !== undefined) assert.equal(body.message, message);
+  return body;
+}
+
+test('GET /batteries/{id} returns the battery detail in the specification shape', async (t) => {
+  const hub = demoHub(t);
+  const res = await hub.request(`/batteries/${ids.battery}`);
+  assert.equal(res.status, 200);
+  const body = await json(res);
+  assert.deepEqual(Object.keys(body), ['id', 'userId', 'isOnline', 'lastUpdated', 'locationId', 'staticData', 'chargeState']);
+  assert.equal(body.userId, DEMO_USER);
+  assert.match(body.lastUpdated, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.deepEqual(Object.keys(body.staticData), ['lastUpdated', 'vendor', 'name', 'model', 'siteName', 'batteryCapacity'].filter((k) => k in body.staticData));
+  assert.equal(body.staticData.vendor, 'FRONIUS');
+  assert.equal(body.staticData.batteryCapacity, 10.24);
+  assert.equal(body.chargeState.chargingState, 'CHARGING');
+  assert.equal(body.chargeState.mode, 'SELF_CONSUMPTION');
+});
+
+test('a device read answers the kind-tagged not-found error, also for a device of another kind', async (t) => {
+  const hub = demoHub(t);
+  await expectError(await hub.request(`/batteries/${ids.unknown}`), 404, 'BATTERY_NOT_FOUND', `[BATTERY] Battery ${ids.unknown} not found`);
+  await expectError(await hub.request(`/batteries/${ids.charger}`), 404, 'BATTERY_NOT_FOUND');
+  await expectError(await hub.request(`/chargers/${ids.battery}`), 404, 'CHARGER_NOT_FOUND', `[CHARGER] Charger ${ids.battery} not found`);
+});
+
+test('a path id that is not a UUID is a 400 naming the parameter', async (t) => {
+  const hub = demoHub(t);
+  const body = await expectError(await hub.request('/batteries/not-a-uuid'), 400, 'BAD_REQUEST', 'Bad request');
+  assert.deepEqual(body.validationErrors, [{ field: 'batteryId', message: 'must be a UUID' }]);
+});
+
+test('GET /chargers/{id} and its refresh return the charger detail', async (t) => {
+  const hub = demoHub(t);
+  for (const path of [`/chargers/${ids.charger}`, `/chargers/${ids.charger}/refresh`]) {
+    const res = await hub.request(path);
+    assert.equal(res.status, 200);
+    const body = await json(res);
+    assert.deepEqual(Object.keys(body), ['id', 'userId', 'isOnline', 'lastUpdated', 'locationId', 'chargeState', 'staticData']);
+    assert.equal(body.chargeState.chargingState, 'CHARGING');
+    assert.equal(body.chargeState.activePhases, 3);
+    assert.equal(body.staticData.vendor, 'GO_E');
+  }
+  await expectError(await hub.request(`/chargers/${ids.unknown}/refresh`), 404, 'CHARGER_NOT_FOUND');
+});
+
+test('a refresh without a driver returns the stored state unchanged', async (t) => {
+  const hub = demoHub(t);
+  const before = await json(await hub.request(`/chargers/${ids.charger}`));
+  hub.clock.advance(60_000);
+  const after = await json(await hub.request(`/chargers/${ids.charger}/refresh`));
+  assert.deepEqual(after, before);
+});
+
+test('a refresh of an unreachable device is 503 DEVICE_IS_DISCONNECTED', async (t) => {
+  const { DeviceUnreachableError } = await import('../../src/runtime/live.ts');
+  const hub = createTestHub({
+    runtime: {
+      refresh: async (device) => { throw new DeviceUnreachableError(device.id, 'timeout'); },
+      commandCreated: () => {},
+      deviceDeleted: () => {},
+    },
+  });
+  t.after(hub.close);
+  hub.seed(demoRecords(hub.clock.now()));
+  await expectError(await hub.request(`/pv-inverters/${ids.pvInverter}/refresh`), 503, 'DEVICE_IS_DISCONNECTED');
+  await expectError(await hub.request(`/chargers/${ids.charger}/refresh`), 503, 'DEVICE_IS_DISCONNECTED');
+});
+
+test('GET /pv-inverters/{id}/refresh returns the PV inverter detail; unknown is PV_INVERTER_NOT_FOUND', async (t) => {
+  const hub = demoHub(t);
+  const body = await json(await hub.request(`/pv-inverters/${ids.pvInverter}/refresh`));
+  assert.deepEqual(Object.keys(body), ['id', 'userId', 'isOnline', 'lastUpdated', 'locationId', 'staticData', 'powerState']);
+  assert.equal(body.powerState.state, 'PRODUCING');
+  assert.equal(body.powerState.solarPower, 4.83);
+  await expectError(await hub.request(`/pv-inverters/${ids.unknown}/refresh`), 404, 'PV_INVERTER_NOT_FOUND', `[PV_INVERTER] PV inverter ${ids.unknown} not found`);
+});
+
+test('GET /users/{u}/tariffs/{id} returns the tariff to its owner only', async (t) => {
+  const hub = demoHub(t);
+  const res = await hub.request(`/users/${DEMO_USER}/tariffs/${ids.tariff}`);
+  assert.equal(res.status, 200);
+  const body = await json(res);
+  assert.deepEqual(Object.keys(body), ['id', 'userId', 'isOnline', 'lastUpdated', 'locationId', 'staticData']);
+  assert.deepEqual(body.staticData, { vendor: 'TIBBER', countryCode: 'DE', name: 'Dynamic hourly price', currency: 'EUR', lastUpdated: body.staticData.lastUpdated });
+  const other = await expectError(await hub.request(`/users/someone-else/tariffs/${ids.tariff}`), 404, 'TARIFF_NOT_FOUND');
+  const missing = await expectError(await hub.request(`/users/${DEMO_USER}/tariffs/${ids.unknown}`), 404, 'TARIFF_NOT_FOUND');
+  // Another user's device is answered exactly like one that does not exist (but for the id in the message).
+  assert.equal(other.message.replace(ids.tariff, 'X'), missing.message.replace(ids.unknown, 'X'));
+});
+
+test('GET /batteries lists a page with totals and the list item shape', async (t) => {
+  const hub = demoHub(t);
+  const body = await json(await hub.request('/batteries'));
+  assert.equal(body.totalElements, 2);
+  assert.equal(body.totalPages, 1);
+  assert.deepEqual(Object.keys(body.content[0]).sort(), ['chargingState', 'id', 'isOnline', 'lastUpdated', 'model', 'name', 'userId', 'vendor']);
+  const filtered = await json(await hub.request('/batteries?vendor=HUAWEI&chargingState=DISCHARGING&model=luna'));
+  assert.deepEqual(filtered.content.map((b: { id: string }) => b.id), [ids.battery2]);
+  const empty = await json(await hub.request('/batteries?page=5'));
+  assert.deepEqual(empty, { content: [], totalElements: 2, totalPages: 1 });
+});
+
+test('list queries name every invalid parameter at once and ignore unknown ones', async (t) => {
+  const hub = demoHub(t);
+  const body = await expectError(
+    await hub.request('/batteries?size=0&page=-1&sortField=NAME&sortOrder=up&isOnline=yes&vendor=ACME&uuid=x&lastUpdatedFrom=2026-11-07T05:31:56&chargingState=FULL&whatever=1'),
+    400, 'BAD_REQUEST');
+  const fields = body.validationErrors.map((e: { field: string }) => e.field).sort();
+  assert.deepEqual(fields, ['chargingState', 'isOnline', 'lastUpdatedFrom', 'page', 'size', 'sortField', 'sortOrder', 'uuid', 'vendor']);
+  for (const error of body.validationErrors) assert.ok(error.message.length > 5, `${error.field}: ${error.message}`);
+  await expectError(await hub.request('/batteries?size=101'), 400, 'BAD_REQUEST');
+  await expectError(await hub.request('/batteries?size=1.5'), 400, 'BAD_REQUEST');
+  assert.equal((await hub.request('/batteries?size=100&page=0&unknown=x')).status, 200);
+});
+
+test('lastUpdated bounds are inclusive and accept offsets', async (t) => {
+  const hub = demoHub(t);
+  const detail = await json(await hub.request(`/batteries/${ids.battery}`));
+  const at = detail.lastUpdated as string;
+  const exact = await json(await hub.request(`/batteries?lastUpdatedFrom=${encodeURIComponent(at)}&lastUpdatedTo=${encodeURIComponent(at)}`));
+  assert.deepEqual(exact.content.map((b: { id: string }) => b.id), [ids.battery]);
+  const ms = Date.parse(at);
+  const plusTwo = new Date(ms + 2 * 3600_000).toISOString().replace('Z', '+02:00').replace('.000', '');
+  const viaOffset = await json(await hub.request(`/batteries?lastUpdatedTo=${encodeURIComponent(plusTwo)}&lastUpdatedFrom=${encodeURIComponent(plusTwo)}`));
+  assert.equal(viaOffset.totalElements, 1);
+});
+
+test('GET /hvacs and /users/{u}/hvacs list HVAC items with their type', async (t) => {
+  const hub = demoHub(t);
+  const all = await json(await hub.request('/hvacs?type=DHW'));
+  assert.equal(all.totalElements, 1);
+  assert.equal(all.content[0].type, 'DHW');
+  assert.equal(all.content[0].vendor, 'DAIKIN');
+  const mine = await json(await hub.request(`/users/${DEMO_USER}/hvacs?sortField=VENDOR&sortOrder=ASC`));
+  assert.deepEqual(mine.content.map((h: { vendor: string }) => h.vendor), ['DAIKIN', 'VAILLANT', 'VIESSMANN']);
+  const nobody = await json(await hub.request('/users/nobody/hvacs'));
+  assert.deepEqual(nobody, { content: [], totalElements: 0, totalPages: 0 });
+  const bad = await expectError(await hub.request(`/users/${DEMO_USER}/hvacs?sortField=USER_ID`), 400, 'BAD_REQUEST');
+  assert.deepEqual(bad.validationErrors, [{ field: 'sortField', message: 'must be one of VENDOR, IS_ONLINE, LAST_UPDATED' }]);
+  await expectError(await hub.request('/hvacs?vendor=FRONIUS'), 400, 'BAD_REQUEST');
+});
+
+test('user lists of PV inverters and meters show only that user, sorted by vendor by default', async (t) => {
+  const hub = demoHub(t);
+  const pv = await json(await hub.request(`/users/${DEMO_USER}/pv-inverters`));
+  assert.deepEqual(pv.content.map((p: { vendor: string }) => p.vendor), ['SMA', 'FRONIUS']);
+  assert.deepEqual(Object.keys(pv.content[0]).sort(), ['id', 'isOnline', 'lastUpdated', 'model', 'name', 'userId', 'vendor']);
+  const meters = await json(await hub.request(`/users/${DEMO_USER}/meters?size=1`));
+  assert.equal(meters.totalElements, 1);
+  assert.equal('type' in meters.content[0], false);
+  await expectError(await hub.request(`/users/${DEMO_USER}/meters?size=abc`), 400, 'BAD_REQUEST');
+  await expectError(await hub.request(`/users/${DEMO_USER}/pv-inverters?sortOrder=desc`), 400, 'BAD_REQUEST');
+});
+
+test('DELETE removes a device for good and answers {success: true}', async (t) => {
+  const hub = demoHub(t);
+  for (const [path, read] of [
+    [`/batteries/${ids.battery}`, `/batteries/${ids.battery}`],
+    [`/pv-inverters/${ids.pvInverter}`, `/pv-inverters/${ids.pvInverter}/refresh`],
+    [`/chargers/${ids.charger}`, `/chargers/${ids.charger}`],
+  ] as const) {
+    const res = await hub.request(path, { method: 'DELETE' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await json(res), { success: true });
+    assert.equal((await hub.request(read)).status, 404);
+    assert.equal((await hub.request(path, { method: 'DELETE' })).status, 404);
+    assert.equal(hub.store.devices.wasDeleted(path.split('/').pop()!), true);
+  }
+  assert.equal((await json(await hub.request('/batteries'))).totalElements, 1);
+});
+
+test('DELETE of a vehicle checks its owner and removes its image', async (t) => {
+  const hub = demoHub(t);
+  await expectError(await hub.request(`/users/someone-else/vehicles/${ids.vehicle}`, { method: 'DELETE' }), 404, 'VEHICLE_NOT_FOUND', `[VEHICLE] Vehicle ${ids.vehicle} not found`);
+  assert.ok(hub.store.vehicleImages.get(ids.vehicle));
+  const res = await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}`, { method: 'DELETE' });
+  assert.deepEqual(await json(res), { success: true });
+  assert.equal(hub.store.vehicleImages.get(ids.vehicle), undefined);
+  await expectError(await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}/image.png`), 404, 'VEHICLE_NOT_FOUND');
+});
