@@ -33,6 +33,10 @@ export class Daemon {
   /** The address the hub answers on, once started. */
   url = '';
 
+  get config(): Config {
+    return this.options.config;
+  }
+
   get app(): HubApp {
     if (!this.hubApp) throw new Error('daemon not started');
     return this.hubApp;

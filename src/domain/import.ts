@@ -62,17 +62,17 @@ export function prepareImport(input: unknown, nowMs: number, existingKind: (id: 
       return;
     }
     const result = RECORD_SCHEMAS[kind as DeviceKind].safeParse(raw, { reportInput: true });
-    if (!result.success) {
-      for (const problem of toValidationErrors(result.error.issues)) problems.push({ index, ...problem });
-      return;
-    }
-    const record = result.data as Parsed;
-    const id: string = record['id'] ?? randomUUID();
+    if (!result.success) problems.push(...toValidationErrors(result.error.issues).map((p) => ({ index, ...p })));
+    // Identity is checked whatever else is wrong with the record, so that every problem is named.
+    const givenId = (raw as { id?: unknown }).id;
+    const id = typeof givenId === 'string' ? givenId : randomUUID();
     const earlier = seen.get(id);
     if (earlier !== undefined) problems.push({ index, field: 'id', message: `repeats the id of record ${earlier}` });
-    seen.set(id, index);
+    else seen.set(id, index);
     const stored = existingKind(id);
     if (stored !== undefined && stored !== kind) problems.push({ index, field: 'id', message: `belongs to an existing ${stored}` });
+    if (!result.success) return;
+    const record = result.data as Parsed;
     if (record['image'] !== undefined) {
       const png = Buffer.from(record['image'], 'base64');
       if (!isPng(png)) problems.push({ index, field: 'image', message: 'must be a base64-encoded PNG' });

@@ -4,7 +4,7 @@ import { DEFAULT_API_SETTINGS, type ApiSettings } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
 
@@ -23,6 +23,7 @@ export interface TestHubOptions {
   settings?: Partial<ApiSettings>;
   vendors?: VendorCatalog;
   dbPath?: string;
+  log?: Logger;
 }
 
 export function createTestHub(options: TestHubOptions = {}) {
@@ -31,7 +32,7 @@ export function createTestHub(options: TestHubOptions = {}) {
   const vendors = options.vendors ?? new VendorCatalog();
   const key = store.apiKeys.create('test', clock.now()).key;
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
-  const { app, operations } = createApp({ store, log: silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings });
+  const { app, operations } = createApp({ store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings });
 
   /** A request with the test key; `init.headers` may override or drop it. */
   function request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {

@@ -1,0 +1,156 @@
+// Safety over a real socket: keys, limits, media types, unknown routes and methods, headers, and
+// what an error may reveal (nothing internal; its id is in the log line).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { Writable } from 'node:stream';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Daemon } from '../../src/daemon.ts';
+import { ConfigSchema } from '../../src/config.ts';
+import { createLogger, silentLogger } from '../../src/log.ts';
+import { createTestHub, ids, json } from '../support/hub.ts';
+import { demoRecords } from '../../src/demo/site.ts';
+
+const KEY = 'test-key-0123456789abcdefghijklmnop';
+
+async function startDaemon(t: { after: (fn: () => Promise<void> | void) => void }, overrides: Record<string, unknown> = {}) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-safety-'));
+  const config = ConfigSchema.parse({ dataDir, http: { port: 0, ...overrides }, apiKey: KEY });
+  const daemon = new Daemon({ config, log: silentLogger() });
+  await daemon.start();
+  t.after(async () => {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return daemon;
+}
+
+/** A raw HTTP exchange, so that chunked bodies and exact headers are under the test's control. */
+function raw(url: string, options: { method?: string; headers?: Record<string, string>; chunks?: Buffer[] }) {
+  return new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }>((resolve, reject) => {
+    const req = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (c: Buffer) => parts.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(parts).toString() }));
+    });
+    req.on('error', reject);
+    for (const chunk of options.chunks ?? []) req.write(chunk);
+    req.end();
+  });
+}
+
+test('the daemon listens on loopback by default', () => {
+  const config = ConfigSchema.parse({});
+  assert.equal(config.http.host, '127.0.0.1');
+  assert.equal(config.http.port, 8080);
+});
+
+test('every /v1.0.0 route needs a valid key, unknown routes included', async (t) => {
+  const daemon = await startDaemon(t);
+  for (const path of ['/v1.0.0/batteries', `/v1.0.0/batteries/${ids.unknown}`, '/v1.0.0/no-such-route', '/v1.0.0/openapi.json']) {
+    for (const headers of [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': `${KEY}x` }]) {
+      const res = await fetch(daemon.url + path, { headers });
+      assert.equal(res.status, 401, path);
+      const body = await json(res);
+      assert.equal(body.errorCode, 'UNAUTHORIZED');
+      assert.equal(body.message, 'Unauthorized');
+    }
+  }
+  assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);
+});
+
+test('a revoked key stops working at once, even when revoked by another process', async (t) => {
+  const daemon = await startDaemon(t);
+  const { Store } = await import('../../src/store/store.ts');
+  const { databasePath } = await import('../../src/config.ts');
+  const cli = Store.open(databasePath(daemon.config));
+  const { key } = cli.apiKeys.create('app', Date.now());
+  assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': key } })).status, 200);
+  assert.equal(cli.apiKeys.revoke('app', Date.now()), 1);
+  cli.close();
+  assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': key } })).status, 401);
+});
+
+test('too many failed keys from one address get 429 with Retry-After', async (t) => {
+  const daemon = await startDaemon(t, { authFailuresPerMinute: 3 });
+  for (let i = 0; i < 3; i++) assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': 'guess' } })).status, 401);
+  const limited = await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } });
+  assert.equal(limited.status, 429);
+  assert.equal((await json(limited)).errorCode, 'TOO_MANY_REQUESTS');
+  assert.ok(Number(limited.headers.get('retry-after')) > 0);
+});
+
+test('bodies over 64 KB get 413, with Content-Length and chunked alike, and change nothing', async (t) => {
+  const daemon = await startDaemon(t);
+  const big = Buffer.from(JSON.stringify({ schedules: [], pad: 'x'.repeat(70 * 1024) }));
+  const url = `${daemon.url}/v1.0.0/hvacs/${ids.hvac}/commands/schedule`;
+  const declared = await raw(url, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'content-length': String(big.length) }, chunks: [big] });
+  assert.equal(declared.status, 413);
+  assert.equal(JSON.parse(declared.body).errorCode, 'PAYLOAD_TOO_LARGE');
+  const chunks = Array.from({ length: 10 }, (_, i) => big.subarray(i * 8000, (i + 1) * 8000));
+  const chunked = await raw(url, { method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, chunks });
+  assert.equal(chunked.status, 413);
+  assert.equal(JSON.parse(chunked.body).errorCode, 'PAYLOAD_TOO_LARGE');
+  assert.equal(daemon.db.commands.allPending().length, 0);
+});
+
+test('unknown routes are 404 NOT_FOUND; a known path with another method is 405 with Allow', async (t) => {
+  const daemon = await startDaemon(t);
+  const headers = { 'x-api-key': KEY };
+  const missing = await fetch(`${daemon.url}/v1.0.0/solar-panels`, { headers });
+  assert.equal(missing.status, 404);
+  assert.equal((await json(missing)).errorCode, 'NOT_FOUND');
+  const wrong = await fetch(`${daemon.url}/v1.0.0/batteries/${ids.battery}`, { method: 'PUT', headers });
+  assert.equal(wrong.status, 405);
+  assert.equal((await json(wrong)).errorCode, 'METHOD_NOT_ALLOWED');
+  assert.equal(wrong.headers.get('allow'), 'DELETE, GET, HEAD');
+  const post = await fetch(`${daemon.url}/v1.0.0/batteries`, { method: 'POST', headers });
+  assert.equal(post.status, 405);
+});
+
+test('responses carry secure headers', async (t) => {
+  const daemon = await startDaemon(t);
+  const res = await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } });
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN');
+  assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  assert.equal(res.headers.get('x-powered-by'), null);
+});
+
+test('an unexpected error is a bare 500 whose id is in the log line, without stack or SQL', async (t) => {
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const hub = createTestHub({
+    log: createLogger('info', sink),
+    runtime: {
+      refresh: async () => { throw Object.assign(new Error('SELECT secret FROM api_keys WHERE x'), { name: 'SqliteError', code: 'SQLITE_ERROR' }); },
+      commandCreated: () => {},
+      deviceDeleted: () => {},
+    },
+  });
+  t.after(hub.close);
+  hub.seed(demoRecords(hub.clock.now()));
+  const res = await hub.request(`/chargers/${ids.charger}/refresh`);
+  assert.equal(res.status, 500);
+  const text = await res.text();
+  const body = JSON.parse(text);
+  assert.deepEqual(Object.keys(body), ['errorCode', 'id', 'message']);
+  assert.equal(body.errorCode, 'INTERNAL_SERVER_ERROR');
+  assert.doesNotMatch(text, /SELECT|api_keys|at \w+ \(/);
+  const logged = lines.map((l) => JSON.parse(l)).find((l) => l.errorId === body.id);
+  assert.ok(logged, 'the error id is in a log line');
+  assert.equal(logged.cause.code, 'SQLITE_ERROR');
+  assert.doesNotMatch(lines.join(''), /SELECT|stack|at async/);
+  assert.doesNotMatch(lines.join(''), new RegExp(hub.key));
+});
+
+test('client errors are logged with their id too', async (t) => {
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const hub = createTestHub({ log: createLogger('info', sink) });
+  t.after(hub.close);
+  const body = await json(await hub.request(`/batteries/${ids.unknown}`));
+  assert.ok(lines.some((l) => JSON.parse(l).errorId === body.id));
+});

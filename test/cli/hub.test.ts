@@ -1,0 +1,121 @@
+// The hub command: keys, import (all or nothing, every problem named), vehicle images.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { runHub } from '../../src/cli/hub.ts';
+import { Store } from '../../src/store/store.ts';
+import { drawCar } from '../../src/demo/vehicle-picture.ts';
+import { demoRecords } from '../../src/demo/site.ts';
+import { ids } from '../support/hub.ts';
+
+function workspace(t: { after: (fn: () => void) => void }) {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const env = { HUB_DATA_DIR: dir };
+  const run = (...argv: string[]) => runHub(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, env);
+  const open = () => Store.open(join(dir, 'hub.db'));
+  return { dir, out, err, run, open };
+}
+
+test('keys create shows the key once; list never shows it; revoke ends it', async (t) => {
+  const w = workspace(t);
+  assert.equal(await w.run('keys', 'create', 'kitchen-tablet'), 0);
+  const key = w.out.join('\n').match(/heh_[A-Za-z0-9_-]{43}/)![0];
+  w.out.length = 0;
+  assert.equal(await w.run('keys', 'list'), 0);
+  assert.match(w.out.join('\n'), /kitchen-tablet .* active/);
+  assert.doesNotMatch(w.out.join('\n'), new RegExp(key));
+  const store = w.open();
+  assert.equal(store.apiKeys.verify(key), true);
+  store.close();
+  assert.equal(await w.run('keys', 'revoke', 'kitchen-tablet'), 0);
+  assert.equal(await w.run('keys', 'revoke', 'kitchen-tablet'), 1);
+  const after = w.open();
+  assert.equal(after.apiKeys.verify(key), false);
+  after.close();
+  assert.equal(await w.run('keys'), 2);
+});
+
+test('import writes every record, keeping given ids', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(demoRecords(Date.now())));
+  assert.equal(await w.run('import', file), 0);
+  assert.match(w.out.join('\n'), /Imported 12 devices \(2 images\)/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.count(), 12);
+  assert.equal(store.devices.get(ids.battery)?.vendor, 'FRONIUS');
+  assert.ok(store.vehicleImages.get(ids.vehicle));
+});
+
+test('a file with a bad record imports nothing and names each problem with its index and field', async (t) => {
+  const w = workspace(t);
+  const records = demoRecords(Date.now()) as Record<string, unknown>[];
+  records.push({ kind: 'battery', userId: 'u', staticData: { vendor: 'ENPHASE', model: 'X' }, chargeState: { stateOfCharge: 140 } });
+  records.push({ kind: 'hvac', userId: 'u', staticData: { vendor: 'DAIKIN', model: 'Y' } });
+  records.push({ kind: 'meter', id: ids.battery, userId: 'u', staticData: { vendor: 'SMA', model: 'Z' }, extra: 1 });
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(records));
+  assert.equal(await w.run('import', file), 1);
+  const text = w.err.join('\n');
+  assert.match(text, /record 12: staticData\.vendor: must be one of FRONIUS, SMA, HUAWEI, TESLA/);
+  assert.match(text, /record 12: chargeState\.stateOfCharge: must be at most 100/);
+  assert.match(text, /record 13: type: /);
+  assert.match(text, /record 14: extra: is not a known field/);
+  assert.match(text, /record 14: id: repeats the id of record 0/);
+  assert.match(text, /nothing was imported/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.count(), 0);
+});
+
+test('import refuses a file that is not JSON or not an array', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'x.json');
+  writeFileSync(file, '{"kind":"battery"}');
+  assert.equal(await w.run('import', file), 1);
+  assert.match(w.err.join('\n'), /must be a JSON array/);
+  writeFileSync(file, '[{');
+  assert.equal(await w.run('import', file), 1);
+  assert.equal(await w.run('import', join(w.dir, 'missing.json')), 1);
+  assert.match(w.err.join('\n'), /ENOENT/);
+});
+
+test('image set stores a PNG for a vehicle and refuses other files', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', file);
+  const png = join(w.dir, 'car.png');
+  writeFileSync(png, drawCar([10, 200, 10]));
+  assert.equal(await w.run('image', 'set', ids.vehicle, png), 0);
+  writeFileSync(join(w.dir, 'car.jpg'), 'not a png at all, not at all');
+  assert.equal(await w.run('image', 'set', ids.vehicle, join(w.dir, 'car.jpg')), 1);
+  assert.equal(await w.run('image', 'set', ids.unknown, png), 1);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.deepEqual(store.vehicleImages.get(ids.vehicle)?.png, drawCar([10, 200, 10]));
+});
+
+test('`npm run hub -- import` works as a real process and exits non-zero on a bad file', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'bad.json');
+  writeFileSync(file, JSON.stringify([{ kind: 'nope' }]));
+  const run = promisify(execFile);
+  const env = { ...process.env, HUB_DATA_DIR: w.dir };
+  await assert.rejects(run(process.execPath, ['--import', 'tsx', 'src/cli/hub.ts', 'import', file], { env }), (err: { code: number; stderr: string }) => {
+    assert.equal(err.code, 1);
+    assert.match(err.stderr, /record 0: kind: must be one of/);
+    return true;
+  });
+  writeFileSync(file, JSON.stringify(demoRecords(Date.now())));
+  const ok = await run(process.execPath, ['--import', 'tsx', 'src/cli/hub.ts', 'import', file], { env });
+  assert.match(ok.stdout, /Imported 12 devices/);
+});

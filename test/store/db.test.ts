@@ -1,0 +1,92 @@
+// The database: migrations, refusal of a newer schema, durability settings, hashed keys.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { openDatabase, NewerDatabaseError, SCHEMA_VERSION } from '../../src/store/db.ts';
+import { Store } from '../../src/store/store.ts';
+
+function tempDir(t: { after: (fn: () => void) => void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-db-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+test('a new database is migrated to the current version, in WAL mode with synchronous FULL', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  const db = openDatabase(path);
+  t.after(() => db.close());
+  assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+  assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL');
+  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  for (const table of ['api_keys', 'commands', 'connect_sessions', 'deleted_devices', 'devices', 'vehicle_images']) assert.ok(tables.includes(table), table);
+});
+
+test('opening an up-to-date database again changes nothing', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  openDatabase(path).close();
+  const db = openDatabase(path);
+  t.after(() => db.close());
+  assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+});
+
+test('a database from a newer hub is refused, untouched', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  openDatabase(path).close();
+  const raw = new Database(path);
+  raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  raw.close();
+  assert.throws(() => openDatabase(path), NewerDatabaseError);
+  const check = new Database(path);
+  assert.equal(check.pragma('user_version', { simple: true }), SCHEMA_VERSION + 1);
+  check.close();
+});
+
+test('every list filter and sort is served by an index', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const plan = (sql: string) => store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all().map((r) => (r as { detail: string }).detail).join(' | ');
+  for (const column of ['user_id', 'vendor', 'is_online', 'last_updated']) {
+    const detail = plan(`SELECT id FROM devices WHERE kind = 'battery' ORDER BY ${column} DESC, id DESC LIMIT 10`);
+    assert.match(detail, /USING (COVERING )?INDEX/, column);
+    assert.doesNotMatch(detail, /TEMP B-TREE/, `${column} needs no sort step`);
+  }
+  for (const column of ['vendor', 'is_online', 'last_updated']) {
+    const detail = plan(`SELECT id FROM devices WHERE user_id = 'u' AND kind = 'meter' ORDER BY ${column} ASC, id ASC LIMIT 10`);
+    assert.match(detail, /devices_of_user_by_/, column);
+    assert.doesNotMatch(detail, /TEMP B-TREE/);
+  }
+  assert.match(plan("SELECT * FROM commands WHERE device_id = 'x' AND state = 'PENDING' ORDER BY seq"), /commands_of_device/);
+});
+
+test('API keys are stored as hashes only', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  const store = Store.open(path);
+  const { key } = store.apiKeys.create('app', Date.now());
+  assert.equal(store.apiKeys.verify(key), true);
+  assert.equal(store.apiKeys.verify(key.slice(0, -1)), false);
+  store.close();
+  for (const file of ['hub.db', 'hub.db-wal']) {
+    try {
+      assert.equal(readFileSync(join(path, '..', file)).includes(Buffer.from(key)), false, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+});
+
+test('HUB_API_KEY-style keys are ensured once, and revoking by name works', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const key = 'automation-key-0123456789abcdef';
+  const id = store.apiKeys.ensure('HUB_API_KEY', key, 1);
+  assert.equal(store.apiKeys.ensure('HUB_API_KEY', key, 2), id);
+  assert.equal(store.apiKeys.list().length, 1);
+  assert.equal(store.apiKeys.revoke('HUB_API_KEY', 3), 1);
+  assert.equal(store.apiKeys.verify(key), false);
+  assert.notEqual(store.apiKeys.ensure('HUB_API_KEY', key, 4), id, 'a revoked key is re-added as a new one');
+  assert.equal(store.apiKeys.verify(key), true);
+});

@@ -1,0 +1,46 @@
+// Runs the real daemon as a child process and waits for its "hub listening" log line.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+
+export interface RunningHub {
+  child: ChildProcess;
+  url: string;
+  /** Ends the process (SIGKILL unless told otherwise) and waits for it to exit. */
+  kill(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export async function startHubProcess(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000): Promise<RunningHub> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+    env: { ...process.env, HUB_HTTP_PORT: '0', HUB_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    const [code] = (await exited) as [number | null];
+    return code;
+  };
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`hub did not start within ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    lines.on('line', (line) => {
+      try {
+        const entry = JSON.parse(line) as { msg?: string; url?: string };
+        if (entry.msg === 'hub listening' && entry.url) {
+          clearTimeout(timer);
+          resolve(entry.url);
+        }
+      } catch {
+        // not a log line (the demo banner)
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`hub exited with ${code} before listening: ${stderr}`));
+    });
+  });
+  return { child, url, kill };
+}
