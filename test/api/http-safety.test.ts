@@ -50,7 +50,7 @@ test('the daemon listens on loopback by default', () => {
 test('every /v1.0.0 route needs a valid key, unknown routes included', async (t) => {
   const daemon = await startDaemon(t);
   for (const path of ['/v1.0.0/batteries', `/v1.0.0/batteries/${ids.unknown}`, '/v1.0.0/no-such-route', '/v1.0.0/openapi.json']) {
-    for (const headers of [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': `${KEY}x` }]) {
+    for (const headers of [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': `${KEY}x` }] as Record<string, string>[]) {
       const res = await fetch(daemon.url + path, { headers });
       assert.equal(res.status, 401, path);
       const body = await json(res);
