@@ -12,6 +12,8 @@ import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
+import { HealthMonitor } from './runtime/health.ts';
+import { MetricsRegistry } from './runtime/metrics.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -26,6 +28,8 @@ export class Daemon {
   private server: Server | undefined;
   private hubApp: HubApp | undefined;
   readonly vendors = new VendorCatalog();
+  readonly metrics = new MetricsRegistry();
+  private health: HealthMonitor | undefined;
   runtime: Runtime = storedStateRuntime;
 
   constructor(private readonly options: DaemonOptions) {}
@@ -63,7 +67,9 @@ export class Daemon {
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings };
-    this.hubApp = createApp(deps);
+    this.health = new HealthMonitor(this.store.db);
+    this.health.start();
+    this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
 
     const server = serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port }) as Server;
     this.server = server;
@@ -90,6 +96,7 @@ export class Daemon {
         server.closeIdleConnections();
       });
     }
+    this.health?.stop();
     this.store?.close();
     this.store = undefined;
     this.options.log.info('hub stopped');

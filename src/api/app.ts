@@ -20,6 +20,7 @@ import { connectionRoutes } from './routes/connections.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { logoSvg } from './logos.ts';
+import { opsRoutes, registerHubMetrics, type OpsDeps } from './ops.ts';
 
 export const API_BASE = '/v1.0.0';
 
@@ -28,7 +29,7 @@ export interface HubApp {
   operations: OperationSpec[];
 }
 
-export function createApp(deps: ApiDeps): HubApp {
+export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   const routers: OperationRouter[] = [
     batteryRoutes(deps), hvacRoutes(deps), pvInverterRoutes(deps), meterRoutes(deps),
     chargerRoutes(deps), vehicleRoutes(deps), tariffRoutes(deps), connectionRoutes(deps),
@@ -48,6 +49,15 @@ export function createApp(deps: ApiDeps): HubApp {
     if (!svg) throw new ApiError('NOT_FOUND');
     return c.body(svg, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
   });
+  if (ops) {
+    registerHubMetrics(deps, ops);
+    const requests = ops.metrics.counter('hub_http_requests_total', 'HTTP requests by method and status class');
+    app.use('*', async (c, next) => {
+      await next();
+      requests.inc({ method: c.req.method, status: `${Math.floor(c.res.status / 100)}xx` });
+    });
+    app.route('/', opsRoutes(deps, ops));
+  }
   app.get('/docs', (c) => c.html(renderDocsPage(document() as Parameters<typeof renderDocsPage>[0])));
 
   const api = new Hono();

@@ -43,6 +43,7 @@ export class CommandRepository {
   private readonly pending: Statement<[]>;
   private readonly finish: Statement;
   private readonly failPendingOfDevice: Statement;
+  private readonly byState: Statement<[]>;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
@@ -56,6 +57,14 @@ export class CommandRepository {
       WHERE id = @id AND state = 'PENDING'`);
     this.failPendingOfDevice = db.prepare(`UPDATE commands SET state = 'FAILED', failed_reason = @reason,
       last_updated = @now WHERE device_id = @deviceId AND state = 'PENDING'`);
+    this.byState = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state');
+  }
+
+  /** How many commands are in each state (for metrics). */
+  countByState(): Record<CommandState, number> {
+    const counts: Record<CommandState, number> = { PENDING: 0, EXECUTED: 0, FAILED: 0 };
+    for (const row of this.byState.all() as { state: CommandState; n: number }[]) counts[row.state] = row.n;
+    return counts;
   }
 
   /** Stores a new PENDING command; it is on disk when this returns (synchronous = FULL). */

@@ -1,0 +1,40 @@
+// Operational endpoints beside the device API: GET /health (no key, says only up or down) and
+// GET /metrics (Prometheus text, behind a key).
+import { Hono } from 'hono';
+import type { ApiDeps } from './deps.ts';
+import { requireApiKey } from './auth.ts';
+import type { HealthMonitor } from '../runtime/health.ts';
+import type { MetricsRegistry } from '../runtime/metrics.ts';
+
+export interface OpsDeps {
+  health: HealthMonitor;
+  metrics: MetricsRegistry;
+}
+
+export function opsRoutes(deps: ApiDeps, ops: OpsDeps): Hono {
+  const app = new Hono();
+  app.get('/health', (c) => {
+    const report = ops.health.check(deps.clock.now());
+    if (!report.healthy) deps.log.warn({ problems: report.problems }, 'health check failed');
+    c.header('Cache-Control', 'no-store');
+    return c.json({ status: report.healthy ? 'up' : 'down' }, report.healthy ? 200 : 503);
+  });
+  app.use('/metrics', requireApiKey(deps));
+  app.get('/metrics', (c) => c.body(ops.metrics.render(), 200, {
+    'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
+    'Cache-Control': 'no-store',
+  }));
+  return app;
+}
+
+/** The hub-wide gauges: commands by state, devices by kind, memory, event-loop lag. */
+export function registerHubMetrics(deps: ApiDeps, ops: OpsDeps): void {
+  const { metrics } = ops;
+  metrics.gauge('hub_commands', 'Commands by state', () =>
+    Object.entries(deps.store.commands.countByState()).map(([state, value]) => ({ labels: { state }, value })));
+  metrics.gauge('hub_devices', 'Devices by kind and reachability', () =>
+    deps.store.devices.countByKind().map((r) => ({ labels: { kind: r.kind, online: String(r.isOnline) }, value: r.count })));
+  metrics.gauge('hub_event_loop_lag_seconds', 'Worst event-loop delay since the last health check', () => ops.health.eventLoopLagMs() / 1000);
+  metrics.gauge('hub_process_resident_memory_bytes', 'Resident set size', () => process.memoryUsage.rss());
+  metrics.gauge('hub_process_heap_used_bytes', 'V8 heap in use', () => process.memoryUsage().heapUsed);
+}

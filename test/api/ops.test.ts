@@ -1,0 +1,74 @@
+// GET /health (no key, up or down only) and GET /metrics (Prometheus text, behind a key).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Daemon } from '../../src/daemon.ts';
+import { ConfigSchema } from '../../src/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { seedDemo } from '../../src/demo/site.ts';
+import { HealthMonitor } from '../../src/runtime/health.ts';
+import { Store } from '../../src/store/store.ts';
+
+const KEY = 'ops-test-key-0123456789abcdefgh';
+
+async function startDaemon(t: { after: (fn: () => Promise<void>) => void }) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-ops-'));
+  const daemon = new Daemon({
+    config: ConfigSchema.parse({ dataDir, http: { port: 0 }, apiKey: KEY }),
+    log: silentLogger(),
+    beforeListen: (store) => seedDemo(store, Date.now()),
+  });
+  await daemon.start();
+  t.after(async () => {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return daemon;
+}
+
+test('/health says up without a key and reveals nothing else', async (t) => {
+  const daemon = await startDaemon(t);
+  const res = await fetch(`${daemon.url}/health`);
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { status: 'up' });
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+});
+
+test('health is down when the database cannot take a write lock or a poller stalls', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const health = new HealthMonitor(store.db);
+  assert.deepEqual(health.check(0), { healthy: true, problems: [] });
+  let stalled: string | null = 'poller stalled for 90 s';
+  health.watch({ stalled: () => stalled });
+  assert.deepEqual(health.check(0), { healthy: false, problems: ['poller stalled for 90 s'] });
+  stalled = null;
+  store.db.exec('BEGIN IMMEDIATE');
+  store.db.pragma('busy_timeout = 0');
+  const other = Store.open(':memory:');
+  other.close();
+  // A transaction left open on the same connection makes BEGIN fail: the check must notice.
+  const report = health.check(0);
+  store.db.exec('ROLLBACK');
+  assert.equal(report.healthy, false);
+  assert.match(report.problems[0]!, /database not writable/);
+});
+
+test('/metrics needs a key and reports commands, devices, memory and requests', async (t) => {
+  const daemon = await startDaemon(t);
+  assert.equal((await fetch(`${daemon.url}/metrics`)).status, 401);
+  await fetch(`${daemon.url}/v1.0.0/vehicles/5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01/commands/charging-stop`, { method: 'POST', headers: { 'x-api-key': KEY } });
+  const res = await fetch(`${daemon.url}/metrics`, { headers: { 'x-api-key': KEY } });
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
+  const text = await res.text();
+  assert.match(text, /^# TYPE hub_commands gauge$/m);
+  assert.match(text, /^hub_commands\{state="PENDING"\} 1$/m);
+  assert.match(text, /^hub_devices\{kind="battery",online="true"\} 2$/m);
+  assert.match(text, /^hub_process_resident_memory_bytes \d+$/m);
+  assert.match(text, /^hub_event_loop_lag_seconds [\d.e-]+$/m);
+  assert.match(text, /^hub_http_requests_total\{method="POST",status="2xx"\} 1$/m);
+  assert.match(text, /^hub_http_requests_total\{method="GET",status="4xx"\} 1$/m);
+});
