@@ -8,6 +8,7 @@ import { ErrorBody, schemaRegistry } from '../domain/schemas.ts';
 type JsonSchema = Record<string, unknown>;
 
 const ALWAYS: ErrorCode[] = ['UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR'];
+/** The body limit guards every request that can carry a body, declared or not; a GET carries none. */
 const WITH_BODY: ErrorCode[] = ['PAYLOAD_TOO_LARGE'];
 
 class SchemaCollector {
@@ -74,11 +75,17 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
     const success: JsonSchema = { description: op.success.description };
     if (op.success.schema) success['content'] = { 'application/json': { schema: collector.convert(op.success.schema, 'output') } };
     if (op.success.contentType) success['content'] = { [op.success.contentType]: { schema: { type: 'string', contentMediaType: op.success.contentType } } };
-    if (op.success.headers) success['headers'] = Object.fromEntries(op.success.headers.map((h) => [h, { schema: { type: 'string' } }]));
+    const headerSchema = (h: string) => ({ schema: h === 'Content-Length' ? { type: 'integer', minimum: 0 } : { type: 'string' } });
+    if (op.success.headers) success['headers'] = Object.fromEntries(op.success.headers.map((h) => [h, headerSchema(h)]));
     responses[String(op.success.status)] = success;
-    if (op.success.contentType === 'image/png') responses['304'] = { description: 'Not Modified: the image matches If-None-Match' };
+    if (op.success.contentType === 'image/png') {
+      responses['304'] = {
+        description: 'Not Modified: the image matches If-None-Match',
+        headers: { ETag: headerSchema('ETag'), 'Cache-Control': headerSchema('Cache-Control') },
+      };
+    }
 
-    const codes = [...op.errors, ...ALWAYS, ...(op.body ? WITH_BODY : [])];
+    const codes = [...op.errors, ...ALWAYS, ...(op.method !== 'get' ? WITH_BODY : [])];
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {

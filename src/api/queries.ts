@@ -17,7 +17,7 @@ function intParam(min: number, max: number, fallback: number) {
     .transform(Number)
     .pipe(z.number().min(min, message).max(max, message))
     .default(fallback);
-  schemaRegistry.add(schema, { jsonSchema: { type: 'integer', minimum: min, maximum: max, default: fallback } });
+  schemaRegistry.add(schema, { jsonSchema: { type: 'integer', format: 'int32', minimum: min, maximum: max, default: fallback } });
   return schema;
 }
 

@@ -139,11 +139,15 @@ export const HvacListItem = named('HvacListItem', z.object({
   ...listCore, vendor: oneOf(HVAC_VENDORS), model: z.string().optional(), type: oneOf(HVAC_TYPES),
 }));
 
+/** A count of elements or pages: the specification's int64. */
+const Count = z.int().min(0);
+schemaRegistry.add(Count, { jsonSchema: { type: 'integer', format: 'int64', minimum: 0 } });
+
 function pageOf(id: string, item: z.ZodType) {
   return named(id, z.object({
     content: z.array(item),
-    totalElements: z.int().min(0),
-    totalPages: z.int().min(0),
+    totalElements: Count,
+    totalPages: Count,
   }));
 }
 export const BatteryPage = pageOf('BatteryPage', BatteryListItem);

@@ -1,9 +1,12 @@
 // Conformance checks against the hub's own OpenAPI document: every response a test provokes must be
 // documented for its method, path and status, and its body must match the documented schema.
 import assert from 'node:assert/strict';
+import type { TestContext } from 'node:test';
+// Both are CommonJS: under NodeNext the named Ajv2020 export and `addFormats.default` are what type-check.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { TestHub } from './hub.ts';
+import { createTestHub, type TestHub, type TestHubOptions } from './hub.ts';
+import { DEMO_USER, demoRecords } from '../../src/demo/site.ts';
 
 export type Json = Record<string, any>;
 export type Method = 'get' | 'post' | 'delete';
@@ -24,6 +27,34 @@ export interface Checked {
   /** The parsed JSON body, the PNG bytes, or '' when the response has no content. */
   body: any;
 }
+
+// ---- the household every conformance hub holds: the demo site, plus one bare device of each kind ----
+
+const demo = demoRecords(Date.parse('2026-11-07T05:31:56Z')) as { kind: string; id: string; userId: string }[];
+/** The id of the first demo device of a kind; all belong to DEMO_USER. */
+export const DEMO = (kind: string): string => demo.find((r) => r.kind === kind && r.userId === DEMO_USER)!.id;
+/** A well-formed id that no device has. */
+export const NO_SUCH = '00000000-0000-4000-8000-000000000000';
+
+/** Devices with only the required fields (no name, times, location, state or image): absent fields must be left out, not null. */
+export const BARE_USER = 'bare-user';
+export const BARE = {
+  battery: 'b0000000-0000-4000-8000-000000000001', pvInverter: 'b0000000-0000-4000-8000-000000000002',
+  charger: 'b0000000-0000-4000-8000-000000000003', vehicle: 'b0000000-0000-4000-8000-000000000004',
+  tariff: 'b0000000-0000-4000-8000-000000000005', hvac: 'b0000000-0000-4000-8000-000000000006',
+  meter: 'b0000000-0000-4000-8000-000000000007',
+};
+const bareRecords = [
+  { kind: 'battery', id: BARE.battery, userId: BARE_USER, staticData: { vendor: 'TESLA', model: 'Powerwall 2' } },
+  { kind: 'pvInverter', id: BARE.pvInverter, userId: BARE_USER, staticData: { vendor: 'ENPHASE', model: 'IQ8' } },
+  { kind: 'charger', id: BARE.charger, userId: BARE_USER, staticData: { vendor: 'EASEE', model: 'Charge' } },
+  { kind: 'vehicle', id: BARE.vehicle, userId: BARE_USER, staticData: { vendor: 'BMW', model: 'i4' } },
+  { kind: 'tariff', id: BARE.tariff, userId: BARE_USER, staticData: { vendor: 'OSTROM' } },
+  { kind: 'hvac', id: BARE.hvac, userId: BARE_USER, type: 'AC', staticData: { vendor: 'DAIKIN', model: 'Perfera' } },
+  { kind: 'meter', id: BARE.meter, userId: BARE_USER, staticData: { vendor: 'SMA', model: 'Home Manager 2.0' } },
+];
+
+// ---- the document ----
 
 export async function fetchDocument(hub: TestHub): Promise<Json> {
   const res = await hub.request('/openapi.json');
@@ -62,6 +93,12 @@ export function fillPath(path: string, params: Record<string, string> = {}): str
   });
 }
 
+export interface ConformingHub {
+  hub: TestHub;
+  /** Sends the call, asserts the status, and checks the response against the document. */
+  expect(status: number, key: OperationKey, call?: Call): Promise<Checked>;
+}
+
 export class Conformance {
   /** `get /batteries 200` for every response checked so far. */
   readonly exercised = new Set<string>();
@@ -74,6 +111,14 @@ export class Conformance {
     addFormats.default(this.ajv);
     this.linked = JSON.parse(JSON.stringify(doc).replaceAll('"#/components/schemas/', '"openapi:components#/$defs/')) as Json;
     this.ajv.addSchema({ $id: 'openapi:components', $defs: this.linked['components']['schemas'] });
+  }
+
+  /** A hub seeded with the household and closed after `t`, whose answers are checked. */
+  hub(t: TestContext, options?: TestHubOptions): ConformingHub {
+    const hub = createTestHub(options);
+    t.after(hub.close);
+    hub.seed([...demo, ...bareRecords]);
+    return { hub, expect: (status, key, call) => this.expect(hub, status, key, call) };
   }
 
   /** Sends the call, asserts the status, and checks the response against the document. */

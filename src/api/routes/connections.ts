@@ -20,6 +20,7 @@ const absoluteHttpUrl = z
       return false;
     }
   }, 'must be an absolute http or https URL');
+schemaRegistry.add(absoluteHttpUrl, { jsonSchema: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } });
 
 export const ConnectRequest = z.object({
   redirectUrl: absoluteHttpUrl,

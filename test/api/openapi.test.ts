@@ -1,0 +1,324 @@
+// The OpenAPI document against the hub itself: it is valid 3.1, it states what the hub enforces, every
+// real response of every operation matches it, and the /docs page shows all of it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { createTestHub, type TestHubOptions } from '../support/hub.ts';
+import {
+  BARE, BARE_USER, Conformance, DEMO, NO_SUCH, documentedOperations, documentedResponses, fetchDocument, operationOf, resolve,
+  type Checked, type ConformingHub, type Json, type OperationKey,
+} from '../support/openapi.ts';
+import { DEMO_USER } from '../../src/demo/site.ts';
+import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
+
+const SCHEDULE = { schedules: [{ mode: 'HEAT', start: { time: '06:30', day: 'MONDAY' }, end: { time: '22:00', day: 'MONDAY' }, temperature: 21.5 }] };
+const CONNECT = { redirectUrl: 'https://app.example/done', vendor: 'GO_E', userId: DEMO_USER };
+const OVERSIZED = JSON.stringify({ ...SCHEDULE, ...CONNECT, padding: 'x'.repeat(70 * 1024) });
+const JSON_HEADERS = { 'content-type': 'application/json' };
+
+test('the OpenAPI document is valid 3.1, needs the key, and declares every operation', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  assert.equal((await hub.app.request('/v1.0.0/openapi.json')).status, 401);
+  const doc = await fetchDocument(hub);
+
+  const result = await new Validator().validate(doc);
+  assert.ok(result.valid, JSON.stringify(result.errors, null, 2));
+  assert.match(doc['openapi'], /^3\.1\.\d+$/);
+
+  assert.deepEqual(documentedOperations(doc), hub.operations.map((op) => `${op.method} ${op.path}`).sort());
+  for (const op of hub.operations) assert.equal(operationOf(doc, `${op.method} ${op.path}`)['operationId'], op.operationId);
+  assert.equal(new Set(hub.operations.map((op) => op.operationId)).size, hub.operations.length, 'operationIds are unique');
+
+  const schemes = Object.entries(doc['components']['securitySchemes'] as Json);
+  const apiKey = schemes.find(([, s]) => s.type === 'apiKey' && s.in === 'header' && s.name === 'X-API-KEY');
+  assert.ok(apiKey, 'an apiKey scheme in the X-API-KEY header');
+  assert.deepEqual(doc['security'], [{ [apiKey[0]]: [] }]);
+});
+
+test('parameters and request bodies in the document are the ones the hub enforces', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const doc = await fetchDocument(hub);
+  const params = (key: OperationKey) => Object.fromEntries((operationOf(doc, key)['parameters'] as Json[]).map((p) => [p.name, p]));
+
+  // Generic: the names match the Zod schemas, and documented enums, bounds and defaults hold in them.
+  for (const op of hub.operations) {
+    const documented = operationOf(doc, `${op.method} ${op.path}`)['parameters'] as Json[];
+    for (const [place, schema] of [['path', op.params], ['query', op.query]] as const) {
+      const shape = schema ? Object.keys((schema as z.ZodObject).shape) : [];
+      const inPlace = documented.filter((p) => p.in === place);
+      assert.deepEqual(inPlace.map((p) => p.name).sort(), shape.sort(), `${op.operationId} ${place} parameters`);
+      for (const p of inPlace) {
+        const accepts = (value: string) => !schema!.safeParse({ [p.name]: value }).error?.issues.some((i) => i.path[0] === p.name);
+        const where = `${op.operationId} ${p.name}`;
+        assert.equal(p.required, place === 'path', `${where}: only path parameters are required`);
+        for (const value of p.schema.enum ?? []) assert.ok(accepts(value), `${where} accepts ${value}`);
+        if (p.schema.enum) assert.ok(!accepts('NOT_A_MEMBER'), `${where} rejects a non-member`);
+        if (p.schema.type === 'integer') {
+          assert.ok(accepts(String(p.schema.minimum)) && accepts(String(p.schema.maximum)), `${where} accepts its bounds`);
+          assert.ok(!accepts(String(p.schema.minimum - 1)) && !accepts(String(p.schema.maximum + 1)), `${where} rejects beyond them`);
+        }
+        if (p.schema.type === 'boolean') assert.ok(accepts('true') && accepts('false') && !accepts('yes'), `${where} boolean`);
+        if (p.schema.format === 'uuid') assert.ok(accepts(randomUUID()) && !accepts('not-a-uuid'), `${where} uuid`);
+        if (p.schema.maxLength) assert.ok(accepts('u'.repeat(p.schema.maxLength)) && !accepts('u'.repeat(p.schema.maxLength + 1)), `${where} length`);
+        if ('default' in p.schema) assert.equal(String((schema!.parse({}) as Json)[p.name]), String(p.schema.default), `${where} default`);
+      }
+    }
+    const body = operationOf(doc, `${op.method} ${op.path}`)['requestBody'];
+    assert.equal(body?.required, op.body ? true : undefined, `${op.operationId} request body`);
+  }
+
+  // The specification's own figures.
+  const batteries = params('get /batteries');
+  assert.deepEqual(batteries['size'].schema, { type: 'integer', format: 'int32', minimum: 1, maximum: 100, default: 10 });
+  assert.deepEqual([batteries['page'].schema.minimum, batteries['page'].schema.default], [0, 0]);
+  assert.deepEqual(batteries['sortField'].schema.enum, ['USER_ID', 'VENDOR', 'IS_ONLINE', 'LAST_UPDATED']);
+  assert.equal(batteries['sortField'].schema.default, 'USER_ID');
+  assert.deepEqual([batteries['sortOrder'].schema.enum, batteries['sortOrder'].schema.default], [['ASC', 'DESC'], 'DESC']);
+  assert.equal(batteries['vendor'].schema.enum.length, 5);
+  assert.equal(params('get /hvacs')['vendor'].schema.enum.length, 3);
+  assert.deepEqual(params('get /hvacs')['type'].schema.enum, ['AC', 'HEATING_CIRCUIT', 'DHW', 'THERMOSTAT']);
+  for (const key of ['get /users/{userId}/hvacs', 'get /users/{userId}/pv-inverters', 'get /users/{userId}/meters'] as const) {
+    assert.deepEqual(params(key)['sortField'].schema.enum, ['VENDOR', 'IS_ONLINE', 'LAST_UPDATED'], key);
+    assert.equal(params(key)['sortField'].schema.default, 'VENDOR', key);
+  }
+  const connect = params('post /connections/chargers');
+  assert.deepEqual([connect['theme'].schema.enum, connect['language'].schema.enum], [['DARK', 'LIGHT'], ['ENGLISH', 'GERMAN', 'FRENCH']]);
+  const connectBody = resolve(doc, operationOf(doc, 'post /connections/chargers')['requestBody'].content['application/json'].schema);
+  assert.deepEqual([...connectBody['required']].sort(), ['redirectUrl', 'userId', 'vendor']);
+  assert.equal(connectBody['properties']['redirectUrl'].maxLength, 2048);
+  assert.equal(connectBody['properties']['userId'].maxLength, 50);
+  assert.deepEqual(connectBody['properties']['vendor'].enum, ['EASEE', 'GO_E', 'ZAPTEC']);
+  const schedule = resolve(doc, operationOf(doc, 'post /hvacs/{hvacId}/commands/schedule')['requestBody'].content['application/json'].schema);
+  assert.deepEqual([schedule['required'], schedule['properties']['schedules'].minItems], [['schedules'], 1]);
+});
+
+/** Exercises one operation; `start` builds a hub seeded with the household, closed after the test. */
+type Probe = (start: (options?: TestHubOptions) => ConformingHub) => Promise<void>;
+
+const validationFields = ({ body }: Checked) => body.validationErrors.map((e: Json) => e.field).sort();
+
+/** 503 needs a device that cannot be reached now: a runtime whose every live read times out, as a driver's would. */
+const unreachable: Runtime = { ...storedStateRuntime, refresh: async (device) => { throw new DeviceUnreachableError(device.id, 'timeout'); } };
+
+/** Per operation: the happy path and every documented error status that a request can provoke. */
+const PROBES: Record<OperationKey, Probe> = {
+  'get /batteries': async (start) => {
+    const api = start();
+    const page = await api.expect(200, 'get /batteries', { query: '?sortField=VENDOR&sortOrder=ASC&size=2' });
+    assert.deepEqual([page.body.content.length, page.body.totalElements, page.body.totalPages], [2, 3, 2]);
+    const bare = await api.expect(200, 'get /batteries', { query: `?uuid=${BARE.battery}` });
+    assert.deepEqual(Object.keys(bare.body.content[0]).sort(), ['id', 'isOnline', 'model', 'userId', 'vendor']);
+    assert.deepEqual(validationFields(await api.expect(400, 'get /batteries', { query: '?size=0&sortField=NAME' })), ['size', 'sortField']);
+  },
+  'get /batteries/{batteryId}': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /batteries/{batteryId}', { params: { batteryId: DEMO('battery') } });
+    const bare = await api.expect(200, 'get /batteries/{batteryId}', { params: { batteryId: BARE.battery } });
+    assert.deepEqual(bare.body.chargeState, {});
+    await api.expect(400, 'get /batteries/{batteryId}', { params: { batteryId: 'not-a-uuid' } });
+    const missing = await api.expect(404, 'get /batteries/{batteryId}', { params: { batteryId: NO_SUCH } });
+    assert.equal(missing.body.errorCode, 'BATTERY_NOT_FOUND');
+  },
+  'delete /batteries/{batteryId}': async (start) => {
+    const api = start();
+    assert.deepEqual((await api.expect(200, 'delete /batteries/{batteryId}', { params: { batteryId: DEMO('battery') } })).body, { success: true });
+    await api.expect(404, 'delete /batteries/{batteryId}', { params: { batteryId: DEMO('battery') } });
+    await api.expect(400, 'delete /batteries/{batteryId}', { params: { batteryId: 'not-a-uuid' } });
+  },
+  'get /hvacs': async (start) => {
+    const api = start();
+    assert.equal((await api.expect(200, 'get /hvacs', { query: '?type=DHW' })).body.totalElements, 1);
+    await api.expect(200, 'get /hvacs', { query: '?isOnline=false&sortField=LAST_UPDATED' });
+    assert.deepEqual(validationFields(await api.expect(400, 'get /hvacs', { query: '?type=FAN&lastUpdatedFrom=yesterday' })), ['lastUpdatedFrom', 'type']);
+  },
+  'get /users/{userId}/hvacs': async (start) => {
+    const api = start();
+    assert.equal((await api.expect(200, 'get /users/{userId}/hvacs', { params: { userId: DEMO_USER } })).body.totalElements, 3);
+    const none = await api.expect(200, 'get /users/{userId}/hvacs', { params: { userId: 'nobody' } });
+    assert.deepEqual(none.body, { content: [], totalElements: 0, totalPages: 0 });
+    await api.expect(400, 'get /users/{userId}/hvacs', { params: { userId: DEMO_USER }, query: '?sortField=USER_ID' });
+  },
+  'get /users/{userId}/hvacs/{hvacId}/commands': async (start) => {
+    const api = start();
+    const hvac = { userId: DEMO_USER, hvacId: DEMO('hvac') };
+    await api.expect(200, 'post /hvacs/{hvacId}/commands/schedule', { params: hvac, json: SCHEDULE });
+    assert.equal((await api.expect(200, 'get /users/{userId}/hvacs/{hvacId}/commands', { params: hvac })).body.length, 1);
+    await api.expect(200, 'get /users/{userId}/hvacs/{hvacId}/commands', { params: hvac, query: '?state=EXECUTED' });
+    await api.expect(400, 'get /users/{userId}/hvacs/{hvacId}/commands', { params: hvac, query: '?state=DONE' });
+    await api.expect(404, 'get /users/{userId}/hvacs/{hvacId}/commands', { params: { ...hvac, userId: BARE_USER } });
+  },
+  'post /hvacs/{hvacId}/commands/schedule': async (start) => {
+    const api = start();
+    const params = { hvacId: DEMO('hvac') };
+    const created = await api.expect(200, 'post /hvacs/{hvacId}/commands/schedule', { params, json: SCHEDULE });
+    assert.deepEqual([created.body.state, created.body.type, created.body.deviceId], ['PENDING', 'SET_SCHEDULE', params.hvacId]);
+    const bad = await api.expect(400, 'post /hvacs/{hvacId}/commands/schedule', { params, json: { schedules: [{ mode: 'WARM', start: { time: '24:00', day: 'MONDAY' } }] } });
+    assert.deepEqual(validationFields(bad), ['schedules[0].mode', 'schedules[0].start.time']);
+    await api.expect(400, 'post /hvacs/{hvacId}/commands/schedule', { params, body: '{"schedules":', headers: JSON_HEADERS });
+    await api.expect(404, 'post /hvacs/{hvacId}/commands/schedule', { params: { hvacId: NO_SUCH }, json: SCHEDULE });
+    await api.expect(415, 'post /hvacs/{hvacId}/commands/schedule', { params, body: JSON.stringify(SCHEDULE), headers: { 'content-type': 'text/plain' } });
+  },
+  'get /users/{userId}/pv-inverters': async (start) => {
+    const api = start();
+    assert.equal((await api.expect(200, 'get /users/{userId}/pv-inverters', { params: { userId: DEMO_USER }, query: '?size=1' })).body.totalPages, 2);
+    await api.expect(200, 'get /users/{userId}/pv-inverters', { params: { userId: BARE_USER } });
+    await api.expect(400, 'get /users/{userId}/pv-inverters', { params: { userId: DEMO_USER }, query: '?sortOrder=UP' });
+  },
+  'get /pv-inverters/{pvInverterId}/refresh': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
+    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: BARE.pvInverter } });
+    await api.expect(400, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: 'not-a-uuid' } });
+    await api.expect(404, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: NO_SUCH } });
+    await start({ runtime: unreachable }).expect(503, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
+  },
+  'delete /pv-inverters/{pvInverterId}': async (start) => {
+    const api = start();
+    await api.expect(200, 'delete /pv-inverters/{pvInverterId}', { params: { pvInverterId: DEMO('pvInverter') } });
+    await api.expect(404, 'delete /pv-inverters/{pvInverterId}', { params: { pvInverterId: DEMO('pvInverter') } });
+    await api.expect(400, 'delete /pv-inverters/{pvInverterId}', { params: { pvInverterId: 'not-a-uuid' } });
+  },
+  'get /users/{userId}/meters': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /users/{userId}/meters', { params: { userId: DEMO_USER } });
+    await api.expect(200, 'get /users/{userId}/meters', { params: { userId: BARE_USER } });
+    await api.expect(400, 'get /users/{userId}/meters', { params: { userId: DEMO_USER }, query: '?page=-1' });
+  },
+  'get /chargers/{chargerId}': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: DEMO('charger') } });
+    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    await api.expect(400, 'get /chargers/{chargerId}', { params: { chargerId: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, 'get /chargers/{chargerId}', { params: { chargerId: NO_SUCH } })).body.errorCode, 'CHARGER_NOT_FOUND');
+  },
+  'get /chargers/{chargerId}/refresh': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /chargers/{chargerId}/refresh', { params: { chargerId: DEMO('charger') } });
+    await api.expect(400, 'get /chargers/{chargerId}/refresh', { params: { chargerId: 'not-a-uuid' } });
+    await api.expect(404, 'get /chargers/{chargerId}/refresh', { params: { chargerId: NO_SUCH } });
+    await start({ runtime: unreachable }).expect(503, 'get /chargers/{chargerId}/refresh', { params: { chargerId: DEMO('charger') } });
+  },
+  'delete /chargers/{chargerId}': async (start) => {
+    const api = start();
+    await api.expect(200, 'delete /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    await api.expect(404, 'delete /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    await api.expect(400, 'delete /chargers/{chargerId}', { params: { chargerId: 'not-a-uuid' } });
+  },
+  'get /users/{userId}/vehicles/{vehicleId}/commands': async (start) => {
+    const api = start();
+    const vehicle = { userId: DEMO_USER, vehicleId: DEMO('vehicle') };
+    await api.expect(200, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: vehicle });
+    assert.equal((await api.expect(200, 'get /users/{userId}/vehicles/{vehicleId}/commands', { params: vehicle, query: '?state=ALL' })).body.length, 1);
+    await api.expect(400, 'get /users/{userId}/vehicles/{vehicleId}/commands', { params: { ...vehicle, vehicleId: 'not-a-uuid' } });
+    const other = await api.expect(404, 'get /users/{userId}/vehicles/{vehicleId}/commands', { params: { ...vehicle, userId: BARE_USER } });
+    assert.equal(other.body.errorCode, 'VEHICLE_NOT_FOUND');
+  },
+  'post /vehicles/{vehicleId}/commands/charging-stop': async (start) => {
+    const api = start();
+    const created = await api.expect(200, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: DEMO('vehicle') } });
+    assert.deepEqual([created.body.state, created.body.type, created.body.userId], ['PENDING', 'CHARGING_STOP', DEMO_USER]);
+    await api.expect(400, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: 'not-a-uuid' } });
+    await api.expect(404, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: NO_SUCH } });
+  },
+  'delete /users/{userId}/vehicles/{vehicleId}': async (start) => {
+    const api = start();
+    const vehicle = { userId: DEMO_USER, vehicleId: DEMO('vehicle') };
+    await api.expect(404, 'delete /users/{userId}/vehicles/{vehicleId}', { params: { ...vehicle, userId: BARE_USER } });
+    await api.expect(200, 'delete /users/{userId}/vehicles/{vehicleId}', { params: vehicle });
+    await api.expect(404, 'delete /users/{userId}/vehicles/{vehicleId}', { params: vehicle });
+    await api.expect(400, 'delete /users/{userId}/vehicles/{vehicleId}', { params: { ...vehicle, userId: 'u'.repeat(201) } });
+  },
+  'get /users/{userId}/vehicles/{vehicleId}/image.png': async (start) => {
+    const api = start();
+    const key = 'get /users/{userId}/vehicles/{vehicleId}/image.png';
+    const params = { userId: DEMO_USER, vehicleId: DEMO('vehicle') };
+    const image = await api.expect(200, key, { params });
+    assert.deepEqual([...image.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(image.res.headers.get('content-length'), String(image.body.length));
+    const etag = image.res.headers.get('etag')!;
+    assert.equal((await api.expect(304, key, { params, headers: { 'if-none-match': etag } })).res.headers.get('etag'), etag);
+    await api.expect(400, key, { params: { ...params, vehicleId: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'VEHICLE_NOT_FOUND');
+    const none = await api.expect(404, key, { params: { userId: BARE_USER, vehicleId: BARE.vehicle } });
+    assert.equal(none.body.errorCode, 'DEVICE_IMAGE_NOT_FOUND');
+  },
+  'get /users/{userId}/tariffs/{tariffId}': async (start) => {
+    const api = start();
+    await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: DEMO('tariff') } });
+    const bare = await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: BARE_USER, tariffId: BARE.tariff } });
+    assert.deepEqual(bare.body, { id: BARE.tariff, userId: BARE_USER, isOnline: false, staticData: { vendor: 'OSTROM' } });
+    await api.expect(400, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: 'not-a-uuid' } });
+    const other = await api.expect(404, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: BARE_USER, tariffId: DEMO('tariff') } });
+    assert.equal(other.body.errorCode, 'TARIFF_NOT_FOUND');
+  },
+  'post /connections/chargers': async (start) => {
+    const api = start();
+    const created = await api.expect(201, 'post /connections/chargers', { query: '?theme=DARK&language=GERMAN', json: CONNECT });
+    assert.match(created.body.url, /^http:\/\/hub\.test:8080\/connect\//);
+    const bad = await api.expect(400, 'post /connections/chargers', { json: { redirectUrl: 'ftp://x', vendor: 'TESLA', userId: 'u'.repeat(51) } });
+    assert.deepEqual(validationFields(bad), ['redirectUrl', 'userId', 'vendor']);
+    assert.deepEqual(validationFields(await api.expect(400, 'post /connections/chargers', { query: '?theme=BLUE', json: CONNECT })), ['theme']);
+    await api.expect(400, 'post /connections/chargers', { body: 'not json', headers: JSON_HEADERS });
+    await api.expect(415, 'post /connections/chargers', { body: JSON.stringify(CONNECT), headers: { 'content-type': 'text/plain' } });
+  },
+  'get /connections/available-vendors': async (start) => {
+    const api = start();
+    api.hub.vendors.registerVendor('homePower', 'FRONIUS');
+    api.hub.vendors.registerVendor('chargers', 'GO_E');
+    const { body } = await api.expect(200, 'get /connections/available-vendors');
+    assert.deepEqual(body.homePower, [{ id: 'FRONIUS', name: 'Fronius', logoUrl: 'http://hub.test:8080/logos/fronius.svg' }]);
+    assert.deepEqual([body.hvac, body.chargers.length], [[], 1]);
+  },
+};
+
+test('every operation answers as its document says', async (t) => {
+  const documented = createTestHub();
+  t.after(documented.close);
+  const conformance = new Conformance(await fetchDocument(documented));
+  for (const [key, probe] of Object.entries(PROBES)) await t.test(key, (t) => probe((options) => conformance.hub(t, options)));
+
+  // Statuses every operation shares, driven by the document itself. Sample values reach the route.
+  const sample = (path: string) => Object.fromEntries([...path.matchAll(/\{(\w+)\}/g)].map(([, n]) => [n!, n === 'userId' ? DEMO_USER : NO_SUCH]));
+  const operations = documentedOperations(conformance.doc);
+  await t.test('413 for bodies over 64 KB, 401 with a wrong key, 429 once failures pile up, 500 when the store fails', async (t) => {
+    // The limit is one failure per operation, so the 401 round ends exactly at it.
+    const api = conformance.hub(t, { settings: { authFailuresPerMinute: operations.length } });
+    const call = (key: OperationKey, headers?: Record<string, string>) => ({ params: sample(key.split(' ')[1]!), ...(headers ? { headers } : {}) });
+    for (const key of operations.filter((key) => operationOf(conformance.doc, key)['responses']['413'])) {
+      await api.expect(413, key, { ...call(key), body: OVERSIZED, headers: JSON_HEADERS });
+    }
+    for (const key of operations) await api.expect(401, key, call(key, { 'x-api-key': 'not-the-key' }));
+    for (const key of operations) assert.ok((await api.expect(429, key, call(key))).res.headers.get('retry-after'));
+    const fresh = conformance.hub(t);
+    fresh.hub.store.close(); // the database is gone: every request fails inside the hub
+    for (const key of operations) await fresh.expect(500, key, call(key));
+  });
+
+  assert.deepEqual(Object.keys(PROBES).sort(), operations, 'every operation has a probe');
+  assert.deepEqual(conformance.exercisedOperations(), operations, 'every operation answered its success status');
+  assert.deepEqual([...conformance.exercised].sort(), documentedResponses(conformance.doc), 'every documented status was provoked');
+});
+
+test('GET /docs is a self-contained page naming every operation, served without a key', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const doc = await fetchDocument(hub);
+  const res = await hub.app.request('/docs');
+  assert.equal(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+  const html = await res.text();
+  for (const key of documentedOperations(doc)) {
+    const [method, path] = key.split(' ') as [string, string];
+    const section = html.match(new RegExp(`<section id="${operationOf(doc, key)['operationId']}">([\\s\\S]*?)</section>`))?.[1];
+    assert.ok(section, `${key}: a section named by its operationId`);
+    assert.ok(section.includes(`${method.toUpperCase()}</span> <code>${path}</code>`), `${key}: method and path`);
+  }
+  assert.doesNotMatch(html, /<script/i);
+  assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  const urls = html.match(/https?:\/\/[^\s"'<>)]+/gi) ?? [];
+  assert.deepEqual(urls.filter((url) => !url.startsWith('http://hub.test:8080/')), [], 'no external URLs');
+});
