@@ -75,6 +75,7 @@ export class DeviceRepository {
   private readonly writeOnline: Statement;
   private readonly listDriven: Statement<[]>;
   private readonly countAll: Statement<[]>;
+  private readonly countKinds: Statement<[]>;
   private readonly queries = new Map<string, { page: Statement; count: Statement }>();
 
   constructor(private readonly db: Db) {
@@ -100,6 +101,7 @@ export class DeviceRepository {
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
     this.listDriven = db.prepare('SELECT * FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
+    this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
   }
 
   get(id: string): DeviceRecord | undefined {
@@ -117,6 +119,12 @@ export class DeviceRepository {
 
   count(): number {
     return (this.countAll.get() as { n: number }).n;
+  }
+
+  /** Device counts by kind and reachability (for metrics). */
+  countByKind(): { kind: DeviceKind; isOnline: boolean; count: number }[] {
+    return (this.countKinds.all() as { kind: DeviceKind; is_online: number; n: number }[])
+      .map((r) => ({ kind: r.kind, isOnline: r.is_online === 1, count: r.n }));
   }
 
   /** Every device the hub drives (it has a driver binding), oldest first. */
