@@ -30,6 +30,12 @@ export class Daemon {
   readonly vendors = new VendorCatalog();
   readonly metrics = new MetricsRegistry();
   private health: HealthMonitor | undefined;
+
+  /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
+  get healthMonitor(): HealthMonitor {
+    if (!this.health) throw new Error('daemon not started');
+    return this.health;
+  }
   runtime: Runtime = storedStateRuntime;
 
   constructor(private readonly options: DaemonOptions) {}

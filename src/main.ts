@@ -4,6 +4,12 @@ import { loadConfig, ConfigError } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { seedDemo } from './demo/site.ts';
+import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
+import { Watchdog } from './runtime/watchdog.ts';
+import { systemClock } from './domain/time.ts';
+
+/** Stop must finish within systemd's TimeoutStopSec (30 s); past this the process exits anyway. */
+const STOP_DEADLINE_MS = Number(process.env['HUB_STOP_DEADLINE_MS'] ?? 25_000);
 
 async function main(): Promise<void> {
   const demo = process.argv.includes('--demo');
@@ -33,6 +39,16 @@ async function main(): Promise<void> {
       : undefined,
   });
   await daemon.start();
+  const notifier = SystemdNotifier.fromEnv();
+  let watchdog: Watchdog | undefined;
+  if (notifier) {
+    await notifier.notify(`READY=1\nSTATUS=listening on ${daemon.url}\nMAINPID=${process.pid}`);
+    const periodMs = watchdogIntervalMs();
+    if (periodMs) {
+      watchdog = new Watchdog(notifier, daemon.healthMonitor, periodMs, systemClock, log);
+      watchdog.start();
+    }
+  }
   if (demoKey) {
     process.stdout.write(
       `\nhome-energy-hub is running at ${daemon.url}\n` +
@@ -46,10 +62,22 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping');
-    daemon.stop().then(() => process.exit(0), (err) => {
-      log.error({ err }, 'stop failed');
+    watchdog?.stop();
+    const deadline = setTimeout(() => {
+      log.error({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long: exiting');
       process.exit(1);
-    });
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
+    (notifier?.notify('STOPPING=1') ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => daemon.stop())
+      .then(() => {
+        notifier?.close();
+        process.exit(0);
+      }, (err: Error) => {
+        log.error({ err }, 'stop failed');
+        process.exit(1);
+      });
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -1,0 +1,85 @@
+// The daemon under a stand-in for systemd: READY=1 once it listens, WATCHDOG=1 while healthy,
+// STOPPING=1 and a clean exit (code 0) on SIGTERM, with requests in flight answered.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import unixDgram from 'unix-dgram';
+import { startHubProcess } from '../support/process.ts';
+import { watchdogIntervalMs } from '../../src/transport/systemd-notify.ts';
+import { Watchdog } from '../../src/runtime/watchdog.ts';
+import { silentLogger } from '../../src/log.ts';
+
+const KEY = 'systemd-test-key-0123456789abcdef';
+
+/** A notify socket that records messages and lets a test wait for one. */
+function notifySocket(path: string) {
+  const messages: string[] = [];
+  const waiters: { match: RegExp; resolve: (m: string) => void }[] = [];
+  const socket = unixDgram.createSocket('unix_dgram', (msg) => {
+    const text = msg.toString();
+    messages.push(text);
+    for (const w of waiters.splice(0)) {
+      if (w.match.test(text)) w.resolve(text);
+      else waiters.push(w);
+    }
+  });
+  socket.bind(path);
+  const next = (match: RegExp, timeoutMs = 15_000) => {
+    const seen = messages.find((m) => match.test(m));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no ${match} within ${timeoutMs} ms; got ${JSON.stringify(messages)}`)), timeoutMs);
+      waiters.push({ match, resolve: (m) => { clearTimeout(timer); resolve(m); } });
+    });
+  };
+  return { messages, next, close: () => socket.close() };
+}
+
+test('under systemd the hub reports READY, feeds the watchdog, and stops cleanly on SIGTERM', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-systemd-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const notify = notifySocket(join(dir, 'notify.sock'));
+  t.after(notify.close);
+  const hub = await startHubProcess({
+    HUB_DATA_DIR: join(dir, 'data'), HUB_API_KEY: KEY, NOTIFY_SOCKET: join(dir, 'notify.sock'), WATCHDOG_USEC: '400000',
+  });
+  t.after(() => hub.kill());
+  assert.match(await notify.next(/READY=1/), new RegExp(`STATUS=listening on ${hub.url.replace(/[.]/g, '\\.')}`));
+  await notify.next(/^WATCHDOG=1$/);
+
+  const inFlight = Array.from({ length: 20 }, () => fetch(`${hub.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } }));
+  const started = Date.now();
+  hub.child.kill('SIGTERM');
+  const responses = await Promise.allSettled(inFlight);
+  const code = await hub.kill('SIGTERM');
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 10_000, 'stopped well within the stop timeout');
+  await notify.next(/STOPPING=1/);
+  for (const r of responses) if (r.status === 'fulfilled') assert.equal(r.value.status, 200);
+});
+
+test('WATCHDOG_USEC is honoured only for this process', () => {
+  assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000' }, 42), 30_000);
+  assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: '42' }, 42), 30_000);
+  assert.equal(watchdogIntervalMs({ WATCHDOG_USEC: '30000000', WATCHDOG_PID: '7' }, 42), null);
+  assert.equal(watchdogIntervalMs({}, 42), null);
+});
+
+test('the watchdog is fed only while the hub is healthy', () => {
+  const sent: string[] = [];
+  let healthy = true;
+  const watchdog = new Watchdog(
+    { notify: async (m) => { sent.push(m); }, close: () => {} },
+    { check: () => ({ healthy, problems: healthy ? [] : ['event loop blocked for 3000 ms'] }) },
+    1000, { now: () => 0 }, silentLogger(),
+  );
+  watchdog.tick();
+  healthy = false;
+  watchdog.tick();
+  watchdog.tick();
+  healthy = true;
+  watchdog.tick();
+  assert.deepEqual(sent, ['WATCHDOG=1', 'WATCHDOG=1']);
+});
