@@ -5,6 +5,9 @@ import { Store } from '../store/store.ts';
 import { runKeys } from './keys.ts';
 import { runImport } from './import.ts';
 import { runImage } from './image.ts';
+import { runExport } from './export.ts';
+import { runBackup, runRestore } from './backup.ts';
+import { runConfigCheck } from './config-check.ts';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -17,7 +20,11 @@ const USAGE = `usage: npm run hub -- <command>
   keys list                 list keys (never their secrets)
   keys revoke ID|NAME       revoke a key
   import FILE               import devices from a JSON file (all or nothing)
+  export FILE               write every device as an import file (- for stdout)
   image set VEHICLE_ID PNG  set the picture of a vehicle
+  backup FILE               copy the database (safe while the hub runs)
+  restore FILE              restore a backup into the database
+  config check FILE         check a configuration file without starting
 
 Environment: HUB_DATA_DIR (default data/), HUB_CONFIG (a YAML file).`;
 
@@ -27,10 +34,14 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     io.out(USAGE);
     return command ? 0 : 2;
   }
+  if (command === 'config') return runConfigCheck(args, io, env);
   const commands: Record<string, (store: Store, args: string[], io: CliIo) => number | Promise<number>> = {
     keys: runKeys,
     import: runImport,
+    export: runExport,
     image: runImage,
+    backup: runBackup,
+    restore: runRestore,
   };
   const run = commands[command];
   if (!run) {

@@ -74,6 +74,7 @@ export class DeviceRepository {
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
   private readonly listDriven: Statement<[]>;
+  private readonly listAll: Statement<[]>;
   private readonly countAll: Statement<[]>;
   private readonly countKinds: Statement<[]>;
   private readonly queries = new Map<string, { page: Statement; count: Statement }>();
@@ -99,6 +100,7 @@ export class DeviceRepository {
     this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
+    this.listAll = db.prepare('SELECT * FROM devices ORDER BY kind, created_at, id');
     this.listDriven = db.prepare('SELECT * FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
@@ -125,6 +127,11 @@ export class DeviceRepository {
   countByKind(): { kind: DeviceKind; isOnline: boolean; count: number }[] {
     return (this.countKinds.all() as { kind: DeviceKind; is_online: number; n: number }[])
       .map((r) => ({ kind: r.kind, isOnline: r.is_online === 1, count: r.n }));
+  }
+
+  /** Every device, by kind (for export). */
+  all(): DeviceRecord[] {
+    return (this.listAll.all() as DeviceRow[]).map(toRecord);
   }
 
   /** Every device the hub drives (it has a driver binding), oldest first. */

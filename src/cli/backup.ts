@@ -1,0 +1,93 @@
+// `hub backup FILE` and `hub restore FILE`: SQLite's online backup API, safe while the daemon runs
+// (it copies page by page under SQLite's own locking, so the copy is consistent).
+import { existsSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import type { Store } from '../store/store.ts';
+import { SCHEMA_VERSION, migrate } from '../store/db.ts';
+import type { CliIo } from './hub.ts';
+
+/** Prints progress every 10 %; SQLite reports only between steps, so `done` prints the end. */
+function progressLine(io: CliIo) {
+  let lastPercent = -1;
+  const report = (percent: number) => {
+    if (percent >= lastPercent + 10 || (percent === 100 && lastPercent < 100)) {
+      lastPercent = percent;
+      io.out(`  ${percent}%`);
+    }
+  };
+  return {
+    step: ({ totalPages, remainingPages }: { totalPages: number; remainingPages: number }) => {
+      report(totalPages === 0 ? 100 : Math.floor(((totalPages - remainingPages) / totalPages) * 100));
+      return 256; // pages per step: small steps keep the daemon responsive meanwhile
+    },
+    done: () => report(100),
+  };
+}
+
+export async function runBackup(store: Store, args: string[], io: CliIo): Promise<number> {
+  const [file] = args;
+  if (!file) {
+    io.err('usage: hub backup FILE');
+    return 2;
+  }
+  if (existsSync(file)) {
+    io.err(`${file} exists; choose a new file name.`);
+    return 1;
+  }
+  io.out(`Backing up to ${file}…`);
+  const progress = progressLine(io);
+  await store.db.backup(file, { progress: progress.step });
+  progress.done();
+  io.out(`Backup written: ${file}`);
+  return 0;
+}
+
+export async function runRestore(store: Store, args: string[], io: CliIo): Promise<number> {
+  const [file] = args;
+  if (!file) {
+    io.err('usage: hub restore FILE');
+    return 2;
+  }
+  let source: Database.Database;
+  try {
+    source = new Database(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    io.err(`Cannot open ${file}: ${(err as Error).message}`);
+    return 1;
+  }
+  try {
+    const problem = checkBackup(source);
+    if (problem) {
+      io.err(`${file} cannot be restored: ${problem}. Nothing was changed.`);
+      return 1;
+    }
+    io.out(`Restoring from ${file}…`);
+    // The backup API writes into the live database under its write lock; the daemon's connection
+    // sees the restored content on its next read.
+    const progress = progressLine(io);
+    await source.backup(store.db.name, { progress: progress.step });
+    progress.done();
+    store.db.pragma('journal_mode = WAL');
+    migrate(store.db); // a backup from an older hub is brought up to this hub's schema
+    io.out('Restored. Restart the hub so that its drivers start from the restored devices.');
+    return 0;
+  } finally {
+    source.close();
+  }
+}
+
+/** Why a file is not a usable hub backup, or null when it is one. */
+function checkBackup(db: Database.Database): string | null {
+  try {
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version === 0) return 'it is not a hub database';
+    if (version > SCHEMA_VERSION) return `it comes from a newer hub (schema ${version}, this hub knows ${SCHEMA_VERSION})`;
+    const check = db.pragma('integrity_check', { simple: true });
+    if (check !== 'ok') return 'it is damaged (integrity check failed)';
+    const tables = db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('devices', 'commands', 'api_keys')").pluck().get() as number;
+    if (tables !== 3) return 'it is not a hub database';
+    return null;
+  } catch {
+    return 'it is not an SQLite database';
+  }
+}

@@ -1,0 +1,20 @@
+import { ConfigError, loadConfig } from '../config.ts';
+import type { CliIo } from './hub.ts';
+
+/** `hub config check FILE`: the checks of a start, without starting. */
+export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv): number {
+  const [action, file] = args;
+  if (action !== 'check' || !file) {
+    io.err('usage: hub config check FILE');
+    return 2;
+  }
+  try {
+    const config = loadConfig({ ...env, HUB_CONFIG: file });
+    io.out(`${file}: OK (listens on ${config.http.host}:${config.http.port}, data in ${config.dataDir})`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    io.err(`${err.problems.length} problem${err.problems.length === 1 ? '' : 's'} in ${err.message}`);
+    return 1;
+  }
+}

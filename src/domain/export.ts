@@ -1,0 +1,20 @@
+// Export: each device as an import record (the API's detail shape plus `kind`), so that
+// `hub export` then `hub import` on another hub gives the same devices.
+import { STATE_KEY, type DeviceRecord } from './device.ts';
+import { formatTimestamp } from './time.ts';
+
+export function toImportRecord(device: DeviceRecord, image?: Buffer): Record<string, unknown> {
+  const record: Record<string, unknown> = { kind: device.kind, id: device.id, userId: device.userId, isOnline: device.isOnline };
+  if (device.lastUpdatedMs !== null) record['lastUpdated'] = formatTimestamp(device.lastUpdatedMs);
+  if (device.locationId !== null) record['locationId'] = device.locationId;
+  if (device.hvacType !== null) record['type'] = device.hvacType;
+  const staticData: Record<string, unknown> = { ...device.staticData, vendor: device.vendor };
+  if (device.name !== null) staticData['name'] = device.name;
+  if (device.model !== null) staticData['model'] = device.model;
+  record['staticData'] = staticData;
+  const stateKey = STATE_KEY[device.kind];
+  if (stateKey && device.state) record[stateKey] = device.state;
+  if (device.driver) record['driver'] = device.driver;
+  if (image) record['image'] = image.toString('base64');
+  return record;
+}

@@ -1,0 +1,91 @@
+// hub export / backup / restore / config check.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { runHub } from '../../src/cli/hub.ts';
+import { Store } from '../../src/store/store.ts';
+import { SCHEMA_VERSION } from '../../src/store/db.ts';
+import { demoRecords } from '../../src/demo/site.ts';
+import { ids } from '../support/hub.ts';
+
+function workspace(t: { after: (fn: () => void) => void }, name = 'a') {
+  const dir = mkdtempSync(join(tmpdir(), `hub-admin-${name}-`));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const run = (...argv: string[]) => runHub(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, { HUB_DATA_DIR: dir });
+  return { dir, out, err, run, open: () => Store.open(join(dir, 'hub.db')) };
+}
+
+test('export then import on another hub gives the same devices and images', async (t) => {
+  const a = workspace(t, 'a');
+  const b = workspace(t, 'b');
+  writeFileSync(join(a.dir, 'in.json'), JSON.stringify(demoRecords(Date.parse('2026-11-07T05:31:56Z'))));
+  assert.equal(await a.run('import', join(a.dir, 'in.json')), 0);
+  assert.equal(await a.run('export', join(a.dir, 'out.json')), 0);
+  assert.equal(await b.run('import', join(a.dir, 'out.json')), 0);
+  const [sa, sb] = [a.open(), b.open()];
+  t.after(() => { sa.close(); sb.close(); });
+  const strip = (s: Store) => s.devices.all().map(({ createdAtMs, ...rest }) => rest);
+  assert.deepEqual(strip(sb), strip(sa));
+  assert.deepEqual(sb.vehicleImages.get(ids.vehicle), sa.vehicleImages.get(ids.vehicle));
+});
+
+test('backup copies a database in use; restore brings it back and keeps the hub schema', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const live = w.open(); // another connection holds the database open, as the daemon would
+  t.after(() => live.close());
+  live.commands.create({ id: '11111111-1111-4111-8111-111111111111', deviceId: ids.vehicle, deviceKind: 'vehicle', userId: 'u', type: 'CHARGING_STOP', payload: undefined, createdAtMs: 1, expiresAtMs: 2 });
+  const backup = join(w.dir, 'backup.db');
+  assert.equal(await w.run('backup', backup), 0);
+  assert.match(w.out.join('\n'), /100%/);
+  assert.equal(await w.run('backup', backup), 1, 'never overwrites a file');
+
+  await w.run('import', join(w.dir, 'in.json'));
+  live.deleteDevice(live.devices.get(ids.battery)!, Date.now());
+  assert.equal(live.devices.get(ids.battery), undefined);
+  assert.equal(await w.run('restore', backup), 0);
+  assert.equal(live.devices.get(ids.battery)?.vendor, 'FRONIUS', 'the running connection sees the restored data');
+  assert.equal(live.commands.get('11111111-1111-4111-8111-111111111111')?.state, 'PENDING');
+  assert.equal(live.db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+});
+
+test('restore refuses what is not a hub backup, and changes nothing', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const junk = join(w.dir, 'junk.db');
+  writeFileSync(junk, 'not sqlite at all');
+  assert.equal(await w.run('restore', junk), 1);
+  const other = join(w.dir, 'other.db');
+  new Database(other).exec('CREATE TABLE t (x)');
+  assert.equal(await w.run('restore', other), 1);
+  const newer = join(w.dir, 'newer.db');
+  await w.run('backup', newer);
+  const db = new Database(newer);
+  db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+  db.close();
+  assert.equal(await w.run('restore', newer), 1);
+  assert.match(w.err.join('\n'), /newer hub/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.count(), 12);
+});
+
+test('config check reports every problem of a file without starting', async (t) => {
+  const w = workspace(t);
+  const good = join(w.dir, 'good.yaml');
+  writeFileSync(good, 'http:\n  port: 9090\n');
+  assert.equal(await w.run('config', 'check', good), 0);
+  assert.match(w.out.join('\n'), /OK \(listens on 127\.0\.0\.1:9090/);
+  const bad = join(w.dir, 'bad.yaml');
+  writeFileSync(bad, 'http:\n  port: -1\n  hots: x\n');
+  assert.equal(await w.run('config', 'check', bad), 1);
+  assert.match(w.err.join('\n'), /2 problems in .*bad\.yaml:\n  http\.port: must be at least 0\n  http\.hots: is not a known field/);
+  assert.equal(readFileSync(bad, 'utf8').length > 0, true);
+});
