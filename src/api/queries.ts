@@ -27,9 +27,16 @@ function boolParam() {
   return schema;
 }
 
-/** A date-time in a query string, as epoch ms. */
-function timeParam() {
-  return Timestamp.transform((text) => parseTimestamp(text)!);
+/**
+ * A date-time in a query string, as epoch ms. Parsing drops digits finer than a millisecond, which
+ * suits an upper bound; a lower bound rounds them up instead, so that `lastUpdatedFrom` never lets
+ * in a device updated before it (decisions §2: the bounds are inclusive).
+ */
+function timeParam(bound: 'from' | 'to') {
+  return Timestamp.transform((text) => {
+    const ms = parseTimestamp(text)!;
+    return bound === 'from' && /\.\d{3}\d*[1-9]/.test(text) ? ms + 1 : ms;
+  });
 }
 
 const text = z.string().max(200, 'must be at most 200 characters long');
@@ -47,8 +54,8 @@ const subscriptionFilters = {
   isOnline: boolParam().optional(),
   name: text.optional(),
   model: text.optional(),
-  lastUpdatedFrom: timeParam().optional(),
-  lastUpdatedTo: timeParam().optional(),
+  lastUpdatedFrom: timeParam('from').optional(),
+  lastUpdatedTo: timeParam('to').optional(),
   ...paging,
 };
 
