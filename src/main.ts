@@ -4,6 +4,7 @@ import { loadConfig, ConfigError } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { seedDemo } from './demo/site.ts';
+import { startDemoSimulators } from './sim/demo-sims.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/watchdog.ts';
 import { systemClock } from './domain/time.ts';
@@ -25,13 +26,15 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   let demoKey: string | undefined;
+  // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports.
+  const simulators = demo ? await startDemoSimulators() : undefined;
   const daemon = new Daemon({
     config,
     log,
     beforeListen: demo
       ? (store) => {
           const now = Date.now();
-          const devices = seedDemo(store, now);
+          const devices = seedDemo(store, now, simulators?.bindings);
           store.apiKeys.revoke('demo', now);
           demoKey = store.apiKeys.create('demo', now).key;
           log.info({ devices }, 'demo household loaded');
@@ -71,6 +74,7 @@ async function main(): Promise<void> {
     (notifier?.notify('STOPPING=1') ?? Promise.resolve())
       .catch(() => {})
       .then(() => daemon.stop())
+      .then(() => simulators?.stop())
       .then(() => {
         notifier?.close();
         process.exit(0);

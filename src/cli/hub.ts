@@ -8,13 +8,15 @@ import { runImage } from './image.ts';
 import { runExport } from './export.ts';
 import { runBackup, runRestore } from './backup.ts';
 import { runConfigCheck } from './config-check.ts';
+import { runScan, SCAN_USAGE } from './scan.ts';
+import { runDevices, DEVICES_USAGE } from './devices.ts';
 
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
 }
 
-const USAGE = `usage: npm run hub -- <command>
+const USAGE = () => `usage: npm run hub -- <command>
 
   keys create NAME          create an API key (shown once)
   keys list                 list keys (never their secrets)
@@ -26,15 +28,30 @@ const USAGE = `usage: npm run hub -- <command>
   restore FILE              restore a backup into the database
   config check FILE         check a configuration file without starting
 
+${SCAN_USAGE}
+${DEVICES_USAGE}
+
 Environment: HUB_DATA_DIR (default data/), HUB_CONFIG (a YAML file).`;
 
 export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...args] = argv;
   if (!command || command === 'help' || command === '--help') {
-    io.out(USAGE);
+    io.out(USAGE());
     return command ? 0 : 2;
   }
   if (command === 'config') return runConfigCheck(args, io, env);
+  if (command === 'scan') return runScan(args, io);
+  if (command === 'devices') {
+    try {
+      return await runDevices(args, io, loadConfig(env).dataDir);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        io.err(`configuration error in ${err.message}`);
+        return 1;
+      }
+      throw err;
+    }
+  }
   const commands: Record<string, (store: Store, args: string[], io: CliIo) => number | Promise<number>> = {
     keys: runKeys,
     import: runImport,
@@ -45,7 +62,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   };
   const run = commands[command];
   if (!run) {
-    io.err(`unknown command: ${command}\n\n${USAGE}`);
+    io.err(`unknown command: ${command}\n\n${USAGE()}`);
     return 2;
   }
   let store: Store;

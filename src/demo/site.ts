@@ -4,11 +4,13 @@ import { prepareImport } from '../domain/import.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { Store } from '../store/store.ts';
 import { drawCar } from './vehicle-picture.ts';
+import type { DemoDrivers } from '../sim/demo-sims.ts';
 
 export const DEMO_USER = 'demo-household';
 const LOCATION = '6f1c0e56-2d1b-4c55-9a0e-4a4f3b2a9d01';
 
-export function demoRecords(nowMs: number): unknown[] {
+/** `drivers` binds the battery, PV inverters and meter to running simulators (npm start). */
+export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[] {
   const at = (minutesAgo: number) => formatTimestamp(nowMs - minutesAgo * 60_000 - (nowMs % 1000));
   const base = (id: string, minutesAgo: number, isOnline = true) => ({
     id, userId: DEMO_USER, isOnline, lastUpdated: at(minutesAgo), locationId: LOCATION,
@@ -16,26 +18,31 @@ export function demoRecords(nowMs: number): unknown[] {
   return [
     {
       kind: 'battery', ...base('0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e01', 1),
+      driver: drivers.froniusBattery,
       staticData: { vendor: 'FRONIUS', name: 'Garage battery', model: 'BYD Battery-Box Premium HVS 10.2', siteName: 'Home', batteryCapacity: 10.24 },
       chargeState: { lastUpdated: at(1), mode: 'SELF_CONSUMPTION', chargeRate: 2.35, stateOfCharge: 64, chargeLimitMin: 10, chargeLimitMax: 100, maxChargeRate: 5.1, maxDischargeRate: 5.1, chargingState: 'CHARGING' },
     },
     {
       kind: 'battery', ...base('0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e02', 3),
+      driver: drivers.huaweiBattery,
       staticData: { vendor: 'HUAWEI', name: 'Cellar battery', model: 'LUNA2000-5-S0', siteName: 'Home', batteryCapacity: 5 },
       chargeState: { lastUpdated: at(3), mode: 'AUTO', chargeRate: -0.8, stateOfCharge: 41, chargeLimitMin: 5, chargeLimitMax: 95, maxChargeRate: 2.5, maxDischargeRate: 2.5, chargingState: 'DISCHARGING' },
     },
     {
       kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01', 1),
+      driver: drivers.froniusInverter,
       staticData: { vendor: 'FRONIUS', name: 'Roof south', model: 'Symo GEN24 10.0 Plus', siteName: 'Home' },
       powerState: { lastUpdated: at(1), state: 'PRODUCING', solarPower: 4.83 },
     },
     {
       kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f02', 2),
+      driver: drivers.smaInverter,
       staticData: { vendor: 'SMA', name: 'Carport', model: 'Sunny Tripower 8.0', siteName: 'Home' },
       powerState: { lastUpdated: at(2), state: 'PRODUCING', solarPower: 2.11 },
     },
     {
       kind: 'meter', ...base('2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a01', 1),
+      driver: drivers.froniusMeter,
       staticData: { vendor: 'FRONIUS', name: 'Grid connection point', model: 'Smart Meter TS 65A-3', siteName: 'Home' },
     },
     {
@@ -73,8 +80,8 @@ export function demoRecords(nowMs: number): unknown[] {
 }
 
 /** Loads (or refreshes) the demo household. Returns how many devices it holds. */
-export function seedDemo(store: Store, nowMs: number): number {
-  const prepared = prepareImport(demoRecords(nowMs), nowMs, (id) => store.devices.get(id)?.kind);
+export function seedDemo(store: Store, nowMs: number, drivers: DemoDrivers = {}): number {
+  const prepared = prepareImport(demoRecords(nowMs, drivers), nowMs, (id) => store.devices.get(id)?.kind);
   const fresh = prepared.devices.filter((d) => !store.devices.wasDeleted(d.id));
   const images = new Map([...prepared.images].filter(([id]) => !store.devices.wasDeleted(id)));
   store.importDevices(fresh, images, nowMs);

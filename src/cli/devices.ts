@@ -1,0 +1,133 @@
+// `hub devices add …`: probes a Modbus device, detects what it is (or uses the named definition),
+// reads its model and capacity, and saves it for a user; `hub devices list` shows driven devices.
+import { resolve } from 'node:path';
+import type { DriverBinding } from '../domain/device.ts';
+import { prepareImport, ImportError } from '../domain/import.ts';
+import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
+import { silentLogger } from '../log.ts';
+import { Store } from '../store/store.ts';
+import { LinePool } from '../transport/line-pool.ts';
+import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
+import { DeviceReader } from '../runtime/device-reader.ts';
+import { identify } from '../runtime/identify.ts';
+import { builtInDrivers } from '../../drivers/index.ts';
+import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
+import { summary } from './scan.ts';
+
+export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list>
+  devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
+              [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
+  devices list`;
+
+const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
+
+export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub !== 'add' && sub !== 'list') {
+    io.err(DEVICES_USAGE);
+    return 2;
+  }
+  const store = Store.open(resolve(dataDir, 'hub.db'));
+  try {
+    return sub === 'list' ? list(store, io) : await add(store, rest, io);
+  } finally {
+    store.close();
+  }
+}
+
+function list(store: Store, io: CliIo): number {
+  const registry = builtInDrivers();
+  const devices = store.devices.driven().filter((d) => registry.has(d.driver!.type));
+  for (const d of devices) {
+    const { type, ...address } = d.driver!;
+    io.out(`${d.id}  ${d.kind.padEnd(10)} ${d.vendor.padEnd(8)} ${(d.model ?? '').padEnd(28)} ${d.isOnline ? 'online ' : 'offline'}  ${type} ${JSON.stringify(address)}`);
+  }
+  io.out(`${devices.length} Modbus device(s)`);
+  return 0;
+}
+
+async function add(store: Store, args: string[], io: CliIo): Promise<number> {
+  let flags: Record<string, string>;
+  let binding: DriverBinding;
+  try {
+    flags = parseArgs(args).flags;
+    if (!flags['user']) throw new Error('--user is required');
+    const target = flags['serial-port'] ?? flags['host'];
+    if (!target) throw new Error('--host or --serial-port is required');
+    binding = { type: flags['driver'] ?? 'sunspec', ...addressBinding(target, flags) };
+    const unitId = int(flags, 'unit');
+    if (unitId !== undefined) binding['unitId'] = unitId;
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
+    return 2;
+  }
+  const registry = builtInDrivers();
+  if (flags['driver'] && !registry.has(flags['driver'])) {
+    io.err(`unknown driver ${flags['driver']} (known: ${registry.all().map((d) => d.type).join(', ')})`);
+    return 2;
+  }
+  const endpoint = endpointOf(binding);
+  const pool = new LinePool(silentLogger());
+  const line = pool.get(endpoint, { timeoutMs: 1000, ...registry.get(binding.type).line });
+  try {
+    io.err(`probing ${describeEndpoint(endpoint)} …`);
+    let kinds = Object.keys(registry.get(binding.type).kinds) as DeviceKind[];
+    let manufacturer: string | undefined;
+    if (!flags['driver'] || registry.get(binding.type).family === 'sunspec') {
+      const units = binding['unitId'] !== undefined ? [binding['unitId'] as number] : [1, 126, 2, 200, 240];
+      let found;
+      for (const unitId of units) if ((found = await identify(line, unitId, registry).catch(() => undefined))) break;
+      if (!found) {
+        io.err(`no SunSpec or Huawei device answered at ${describeEndpoint(endpoint)} (unit ${units.join(', ')}); name a --driver`);
+        return 1;
+      }
+      io.err(`found: ${summary(found)}`);
+      binding = { ...binding, type: flags['driver'] ?? found.driver, unitId: found.unitId };
+      kinds = found.kinds;
+      manufacturer = found.manufacturer;
+    }
+    const kind = (flags['kind'] as DeviceKind | undefined) ?? KIND_PREFERENCE.find((k) => kinds.includes(k));
+    if (!kind || !kinds.includes(kind)) {
+      io.err(`the device offers ${kinds.join(', ') || 'no kind'}; choose one with --kind`);
+      return 2;
+    }
+    if (store.devices.wasDeletedAt(binding)) {
+      io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
+      return 1;
+    }
+    const definition = registry.definitionFor(binding);
+    const reader = new DeviceReader(definition, binding, kind, line);
+    const staticRead = await reader.readStatic();
+    const state = await reader.readState();
+    const vendor = flags['vendor'] ?? definition.vendors[0]?.code ?? vendorOf(manufacturer);
+    if (!vendor) {
+      io.err(`cannot tell the maker of "${manufacturer ?? 'this device'}"; give --vendor (${HOME_POWER_VENDORS.join(', ')})`);
+      return 2;
+    }
+    const { manufacturer: _m, model, ...moreStatic } = staticRead;
+    const stateKey = kind === 'pvInverter' ? 'powerState' : kind === 'battery' ? 'chargeState' : undefined;
+    const record = {
+      kind, userId: flags['user'], isOnline: true, driver: binding,
+      staticData: { vendor, model: (model as string | undefined) ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
+      ...(stateKey ? { [stateKey]: state } : {}),
+    };
+    const now = Date.now();
+    const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
+    // Meters keep their readings too, although the API shows no state for them.
+    if (!stateKey) prepared.devices[0]!.state = state;
+    store.importDevices(prepared.devices, prepared.images, now);
+    io.out(`added ${kind} ${prepared.devices[0]!.id} (${vendor} ${record.staticData.model}) for ${flags['user']}`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+    else io.err(`cannot add the device: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await pool.closeAll();
+  }
+}
+
+function vendorOf(manufacturer: string | undefined): string | undefined {
+  if (!manufacturer) return undefined;
+  return HOME_POWER_VENDORS.find((code) => manufacturer.toUpperCase().includes(code));
+}

@@ -1,0 +1,74 @@
+// `hub scan HOST[:PORT] | SERIAL_PORT`: probes unit ids and SunSpec bases, shows progress, and
+// reports every device found with the driver and kinds that fit it.
+import { silentLogger } from '../log.ts';
+import { LinePool } from '../transport/line-pool.ts';
+import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
+import { identify, type Identified } from '../runtime/identify.ts';
+import { builtInDrivers } from '../../drivers/index.ts';
+import { addressBinding, int, parseArgs, unitList, type CliIo } from './modbus-args.ts';
+
+export const SCAN_USAGE = `usage: npm run hub -- scan HOST[:PORT] | SERIAL_PORT [options]
+  --units LIST      unit ids to probe (default 1,2,3,100,126,200,240; e.g. 1-10,126)
+  --timeout MS      per request (default 500)
+  --baud N --parity none|even|odd --stop-bits 1|2   serial line settings`;
+
+const DEFAULT_UNITS = [1, 2, 3, 100, 126, 200, 240];
+
+export async function runScan(args: string[], io: CliIo): Promise<number> {
+  let target: string;
+  let units: number[];
+  let timeoutMs: number;
+  let address;
+  try {
+    const { flags, words } = parseArgs(args);
+    if (words.length !== 1) throw new Error('name one host or serial port');
+    target = words[0]!;
+    units = unitList(flags['units'], DEFAULT_UNITS);
+    timeoutMs = int(flags, 'timeout', 500)!;
+    address = addressBinding(target, flags);
+  } catch (err) {
+    io.err(`${(err as Error).message}\n\n${SCAN_USAGE}`);
+    return 2;
+  }
+  const endpoint = endpointOf({ type: 'scan', ...address });
+  const pool = new LinePool(silentLogger());
+  const line = pool.get(endpoint, { timeoutMs, backoffMinMs: 0, maxConsecutiveTimeouts: 1_000 });
+  const registry = builtInDrivers();
+  const found: Identified[] = [];
+  io.err(`scanning ${describeEndpoint(endpoint)}: ${units.length} unit ids`);
+  try {
+    for (const [i, unitId] of units.entries()) {
+      io.err(`  [${i + 1}/${units.length}] unit ${unitId} …`);
+      try {
+        const device = await identify(line, unitId, registry, { timeoutMs });
+        if (device) {
+          found.push(device);
+          io.err(`  [${i + 1}/${units.length}] unit ${unitId}: ${summary(device)}`);
+        }
+      } catch (err) {
+        const message = (err as Error).message;
+        if (/cannot connect|unreachable/.test(message)) {
+          io.err(`cannot reach ${describeEndpoint(endpoint)}: ${message}`);
+          return 1;
+        }
+        io.err(`  [${i + 1}/${units.length}] unit ${unitId}: ${message}`);
+      }
+    }
+  } finally {
+    await pool.closeAll();
+  }
+  if (found.length === 0) {
+    io.out(`no Modbus device found at ${target}`);
+    return 1;
+  }
+  io.out(`found ${found.length} device(s) at ${target}:`);
+  for (const device of found) io.out(`  unit ${device.unitId}  ${summary(device)}`);
+  io.out(`add one with: npm run hub -- devices add --user USER --host ${target} --unit N`);
+  return 0;
+}
+
+export function summary(device: Identified): string {
+  const what = [device.manufacturer, device.model].filter(Boolean).join(' ') || 'unknown device';
+  const map = device.base !== undefined ? `SunSpec at ${device.base}, models ${device.models!.join(',')}` : 'register map';
+  return `${what} (${map}) -> driver ${device.driver}, kinds ${device.kinds.join(', ') || 'none'}`;
+}

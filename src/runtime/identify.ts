@@ -1,0 +1,78 @@
+// Finds out what answers at a Modbus address: a SunSpec map (any base, with the walk's quirks) or a
+// Huawei SUN2000, and which driver and device kinds fit. Used by `hub scan` and `hub devices add`.
+import type { DeviceKind } from '../domain/vocabulary.ts';
+import type { ModbusLine, RequestOptions } from '../transport/modbus-line.ts';
+import { ModbusExceptionError, ModbusTimeoutError } from '../transport/modbus-errors.ts';
+import type { DriverRegistry } from './driver-registry.ts';
+import { detectSunSpec, SUNSPEC_BASES } from './sunspec-detect.ts';
+import { decodeRaw } from './registers.ts';
+
+export interface Identified {
+  unitId: number;
+  driver: string;
+  kinds: DeviceKind[];
+  manufacturer?: string;
+  model?: string;
+  /** SunSpec: where the map starts and which models it holds. */
+  base?: number;
+  models?: number[];
+}
+
+/** Which definition a SunSpec manufacturer string calls for. */
+const SUNSPEC_MAKERS: ReadonlyArray<[RegExp, string]> = [[/fronius/i, 'fronius'], [/\bsma\b/i, 'sma']];
+
+const KIND_MODELS: ReadonlyArray<[DeviceKind, (id: number) => boolean]> = [
+  ['pvInverter', (id) => (id >= 101 && id <= 103) || (id >= 111 && id <= 113)],
+  ['battery', (id) => id === 124 || id === 713 || id === 802],
+  ['meter', (id) => (id >= 201 && id <= 204) || (id >= 211 && id <= 214)],
+];
+
+export async function identify(line: ModbusLine, unitId: number, registry: DriverRegistry, options: RequestOptions = {},
+  bases: readonly number[] = SUNSPEC_BASES): Promise<Identified | undefined> {
+  const read = (address: number, count: number) => line.readRegisters(unitId, 3, address, count, options);
+  const map = await detectSunSpec(read, bases);
+  if (map) {
+    const models = map.devices.flat();
+    const ids = models.map((m) => m.id);
+    const common = models.find((m) => m.id === 1);
+    let manufacturer: string | undefined;
+    let model: string | undefined;
+    if (common) {
+      const words = await read(common.address + 2, 32);
+      manufacturer = text(words.slice(0, 16));
+      model = text(words.slice(16, 32));
+    }
+    const maker = SUNSPEC_MAKERS.find(([pattern]) => manufacturer && pattern.test(manufacturer));
+    const driver = maker && registry.has(maker[1]) ? maker[1] : 'sunspec';
+    const kinds = KIND_MODELS.filter(([, test]) => ids.some(test)).map(([kind]) => kind);
+    return { unitId, driver, kinds, manufacturer, model, base: map.base, models: ids };
+  }
+  return identifyHuawei(read, unitId, registry);
+}
+
+/** SUN2000 inverters answer their model name at 30000 (15 registers, "SUN2000-…"). */
+async function identifyHuawei(read: (a: number, c: number) => Promise<number[]>, unitId: number, registry: DriverRegistry): Promise<Identified | undefined> {
+  if (!registry.has('huawei-sun2000')) return undefined;
+  let name: string | undefined;
+  try {
+    name = text(await read(30000, 15));
+  } catch (err) {
+    if (err instanceof ModbusExceptionError || err instanceof ModbusTimeoutError) return undefined;
+    throw err;
+  }
+  if (!name || !/^SUN2000/i.test(name)) return undefined;
+  const kinds: DeviceKind[] = ['pvInverter'];
+  try {
+    const capacity = await read(37758, 2);
+    if (((capacity[0]! << 16) >>> 0) + capacity[1]! > 0) kinds.push('battery');
+  } catch {
+    // no battery block: an inverter without storage
+  }
+  kinds.push('meter');
+  return { unitId, driver: 'huawei-sun2000', kinds, manufacturer: 'Huawei', model: name };
+}
+
+function text(words: number[]): string | undefined {
+  const value = decodeRaw(words, { register: 0, type: 'string', words: words.length }, true);
+  return typeof value === 'string' ? value : undefined;
+}

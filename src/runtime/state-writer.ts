@@ -1,0 +1,125 @@
+// Batches what the drivers report into few SQLite writes. The hub lives on an SD card, so a row is
+// written only when something really changed: the state's values (then lastUpdated moves too) or
+// the device's reachability. What was last written is kept in memory to compare against, and all
+// pending changes go to the store in one transaction per flush.
+import type { DeviceRecord } from '../domain/device.ts';
+import { formatTimestamp } from '../domain/time.ts';
+import type { DeviceRepository } from '../store/devices.ts';
+import type { Db } from '../store/db.ts';
+
+interface Written {
+  /** JSON of the state without its lastUpdated stamp: what "changed" is compared on. */
+  valuesJson: string;
+  state: Record<string, unknown> | null;
+  isOnline: boolean;
+  lastUpdatedMs: number | null;
+}
+
+type Pending = { kind: 'state'; state: Record<string, unknown>; isOnline: boolean; lastUpdatedMs: number } | { kind: 'online'; isOnline: boolean };
+
+export class StateWriter {
+  /** Rows written since start; tests and the bench read it. */
+  rowsWritten = 0;
+  transactions = 0;
+  private readonly written = new Map<string, Written>();
+  private readonly pending = new Map<string, Pending>();
+
+  constructor(private readonly db: Db, private readonly devices: DeviceRepository) {}
+
+  /** Remembers what the store holds for a device, so the first report is compared with it. */
+  track(device: DeviceRecord): void {
+    if (this.written.has(device.id)) return;
+    this.written.set(device.id, {
+      valuesJson: valuesJson(device.state),
+      state: device.state,
+      isOnline: device.isOnline,
+      lastUpdatedMs: device.lastUpdatedMs,
+    });
+  }
+
+  forget(id: string): void {
+    this.written.delete(id);
+    this.pending.delete(id);
+  }
+
+  /**
+   * A successful read. `mapped` are the fields the driver is the authority on: one of them missing
+   * from `values` means the device reports it as not implemented, so it is dropped. Other stored
+   * fields (imported ones the device has no register for, such as a battery's mode) stay.
+   */
+  reportValues(id: string, values: Record<string, unknown>, mapped: readonly string[], nowMs: number): void {
+    const last = this.latest(id);
+    if (!last) return;
+    const kept: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(last.state ?? {})) {
+      if (key !== 'lastUpdated' && !mapped.includes(key)) kept[key] = value;
+    }
+    const next = { ...kept, ...values };
+    if (valuesJson(next) === last.valuesJson) {
+      if (!last.isOnline) this.pending.set(id, { kind: 'online', isOnline: true });
+      return;
+    }
+    // Whole seconds, the API's timestamp style; the stamp and the column always agree.
+    const stampMs = Math.floor(nowMs / 1000) * 1000;
+    this.pending.set(id, { kind: 'state', state: { lastUpdated: formatTimestamp(stampMs), ...next }, isOnline: true, lastUpdatedMs: stampMs });
+  }
+
+  /** Reachability alone (a failed read, or an answer with nothing new). */
+  reportOnline(id: string, isOnline: boolean): void {
+    const last = this.latest(id);
+    if (!last || last.isOnline === isOnline) return;
+    const pending = this.pending.get(id);
+    if (pending?.kind === 'state') pending.isOnline = isOnline;
+    else this.pending.set(id, { kind: 'online', isOnline });
+  }
+
+  get hasPending(): boolean {
+    return this.pending.size > 0;
+  }
+
+  /** Writes everything pending in one transaction; returns the ids written. */
+  flush(): string[] {
+    if (this.pending.size === 0) return [];
+    const batch = [...this.pending];
+    this.pending.clear();
+    const gone: string[] = [];
+    this.db.transaction(() => {
+      for (const [id, change] of batch) {
+        const ok = change.kind === 'state'
+          ? this.devices.updateState(id, change.state, change.isOnline, change.lastUpdatedMs)
+          : this.devices.setOnline(id, change.isOnline) || this.devices.get(id) !== undefined;
+        if (!ok) gone.push(id);
+      }
+    })();
+    this.transactions++;
+    for (const [id, change] of batch) {
+      if (gone.includes(id)) {
+        this.written.delete(id);
+        continue;
+      }
+      this.rowsWritten++;
+      const last = this.written.get(id)!;
+      if (change.kind === 'state') {
+        this.written.set(id, { valuesJson: valuesJson(change.state), state: change.state, isOnline: change.isOnline, lastUpdatedMs: change.lastUpdatedMs });
+      } else {
+        last.isOnline = change.isOnline;
+      }
+    }
+    return batch.map(([id]) => id).filter((id) => !gone.includes(id));
+  }
+
+  /** What the device will look like once pending changes are written. */
+  private latest(id: string): Written | undefined {
+    const last = this.written.get(id);
+    const pending = this.pending.get(id);
+    if (!last || !pending) return last;
+    if (pending.kind === 'online') return { ...last, isOnline: pending.isOnline };
+    return { valuesJson: valuesJson(pending.state), state: pending.state, isOnline: pending.isOnline, lastUpdatedMs: pending.lastUpdatedMs };
+  }
+}
+
+function valuesJson(state: Record<string, unknown> | null): string {
+  if (!state) return '{}';
+  const { lastUpdated: _stamp, ...values } = state;
+  return JSON.stringify(values, Object.keys(values).sort());
+}

@@ -1,0 +1,51 @@
+// The simulators behind `npm start`: a Fronius installation (inverter, battery, Smart Meter behind
+// one Modbus TCP endpoint, as on a real Datamanager) and an SMA inverter on unit 126, each on a free
+// loopback port. A simulated day lasts 30 minutes, so the demo shows the sun rise and set.
+import type { DriverBinding } from '../domain/device.ts';
+import { ModbusSimServer } from './modbus-sim-server.ts';
+import { SiteModel } from './site-model.ts';
+import { sunspecBattery, sunspecInverter, sunspecMeter } from './sunspec-sims.ts';
+import { huaweiSun2000 } from './huawei-sim.ts';
+
+export interface DemoSimulators {
+  bindings: DemoDrivers;
+  stop(): Promise<void>;
+}
+
+export interface DemoDrivers {
+  froniusInverter?: DriverBinding;
+  froniusBattery?: DriverBinding;
+  froniusMeter?: DriverBinding;
+  smaInverter?: DriverBinding;
+  huaweiBattery?: DriverBinding;
+}
+
+const DAY_MS = 30 * 60_000;
+
+export async function startDemoSimulators(host = '127.0.0.1'): Promise<DemoSimulators> {
+  const home = new SiteModel({ pvPeakW: 9500, dayLengthMs: DAY_MS, startHour: 9, initialSocPct: 64 });
+  const carport = new SiteModel({ pvPeakW: 7800, dayLengthMs: DAY_MS, startHour: 9 });
+  const cellar = new SiteModel({ pvPeakW: 6000, dayLengthMs: DAY_MS, startHour: 9, batteryCapacityWh: 5000, batteryMaxW: 2500, initialSocPct: 41 });
+  const fronius = await ModbusSimServer.tcp(new Map([
+    [1, sunspecInverter(home, { manufacturer: 'Fronius', model: 'Symo GEN24 10.0 Plus' })],
+    [2, sunspecBattery(home, { manufacturer: 'Fronius', model: 'BYD Battery-Box Premium HVS 10.2' })],
+    [200, sunspecMeter(home, { manufacturer: 'Fronius', model: 'Smart Meter TS 65A-3' })],
+  ]), { host });
+  const sma = await ModbusSimServer.tcp(new Map([
+    [126, sunspecInverter(carport, { manufacturer: 'SMA', model: 'Sunny Tripower 8.0' })],
+  ]), { host });
+  const huawei = await ModbusSimServer.tcp(new Map([[1, huaweiSun2000(cellar)]]), { host });
+  const tcp = (type: string, port: number, unitId: number): DriverBinding => ({ type, host, port, unitId, pollIntervalMs: 2000 });
+  return {
+    bindings: {
+      froniusInverter: tcp('fronius', fronius.port, 1),
+      froniusBattery: tcp('fronius', fronius.port, 2),
+      froniusMeter: tcp('fronius', fronius.port, 200),
+      smaInverter: tcp('sma', sma.port, 126),
+      huaweiBattery: tcp('huawei-sun2000', huawei.port, 1),
+    },
+    stop: async () => {
+      await Promise.all([fronius.close(), sma.close(), huawei.close()]);
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runScan } from '../../src/cli/scan.ts';
+import { runDevices } from '../../src/cli/devices.ts';
+import { Store } from '../../src/store/store.ts';
+import { SiteModel } from '../../src/sim/site-model.ts';
+import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
+import { simOn } from './support.ts';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+test('hub scan probes unit ids and bases, shows progress and reports what answers', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, {
+    1: sunspecInverter(site), 126: sunspecInverter(site, { manufacturer: 'SMA', model: 'Sunny Boy 5.0', base: 0 }),
+    200: sunspecMeter(site), 3: huaweiSun2000(site),
+  });
+  const { io, out, err } = capture();
+  assert.equal(await runScan([`127.0.0.1:${sim.port}`, '--units', '1-3,126,200', '--timeout', '300'], io), 0);
+  assert.ok(err.some((l) => l.includes('[5/5] unit 200')), 'progress names each probe');
+  const report = out.join('\n');
+  assert.match(report, /found 4 device/);
+  assert.match(report, /unit 1 .*Fronius.*SunSpec at 40000, models 1,103,120,160\) -> driver fronius, kinds pvInverter/);
+  assert.match(report, /unit 126 .*SMA Sunny Boy 5\.0.*SunSpec at 0.*driver sma/);
+  assert.match(report, /unit 200 .*models 1,203\) -> driver fronius, kinds meter/);
+  assert.match(report, /unit 3 .*SUN2000.*driver huawei-sun2000, kinds pvInverter, battery, meter/);
+  const none = capture();
+  assert.equal(await runScan([`127.0.0.1:${sim.port}`, '--units', '9'], none.io), 1);
+  assert.equal(await runScan([], none.io), 2);
+});
+
+test('hub devices add detects the device, reads its model and capacity, and saves it; list shows it', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, { 1: sunspecBattery(site, { manufacturer: 'Fronius' }) });
+  const smaSim = await simOn(t, { 126: sunspecInverter(site, { manufacturer: 'SMA', model: 'STP 8.0' }) });
+  const dir = mkdtempSync(join(tmpdir(), 'hub-devices-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const add = capture();
+  assert.equal(await runDevices(['add', '--user', 'alice', '--host', '127.0.0.1', '--port', String(sim.port), '--unit', '1', '--name', 'Garage'], add.io, dir), 0, add.err.join('\n'));
+  assert.match(add.out.join('\n'), /added battery .* \(FRONIUS BYD Battery-Box Premium HVS 10\.2\) for alice/);
+  const sma = capture();
+  // No unit id given: detection tries 1, then 126 where SMA answers.
+  assert.equal(await runDevices(['add', '--user', 'bob', '--host', `127.0.0.1:${smaSim.port}`], sma.io, dir), 0, sma.err.join('\n'));
+
+  const store = Store.open(join(dir, 'hub.db'));
+  try {
+    const [battery, inverter] = store.devices.driven();
+    assert.equal(battery!.kind, 'battery');
+    assert.deepEqual(battery!.staticData, { batteryCapacity: 10.24 });
+    assert.deepEqual(battery!.driver, { type: 'fronius', host: '127.0.0.1', port: sim.port, unitId: 1 });
+    assert.equal(battery!.state!['stateOfCharge'], Math.round(site.read().socPct * 10) / 10);
+    assert.equal(inverter!.vendor, 'SMA');
+    assert.deepEqual(inverter!.driver, { type: 'sma', host: '127.0.0.1', port: smaSim.port, unitId: 126 });
+  } finally {
+    store.close();
+  }
+  const list = capture();
+  assert.equal(await runDevices(['list'], list.io, dir), 0);
+  assert.match(list.out.join('\n'), /2 Modbus device\(s\)/);
+  const bad = capture();
+  assert.equal(await runDevices(['add', '--user', 'x', '--host', '127.0.0.1', '--port', String(sim.port), '--driver', 'nope'], bad.io, dir), 2);
+});

@@ -1,0 +1,71 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestHub } from '../support/hub.ts';
+import { ModbusRuntime } from '../../src/runtime/modbus-runtime.ts';
+import type { Runtime } from '../../src/runtime/live.ts';
+import { builtInDrivers } from '../../drivers/index.ts';
+import { silentLogger } from '../../src/log.ts';
+import { systemClock } from '../../src/domain/time.ts';
+import { SiteModel } from '../../src/sim/site-model.ts';
+import { sunspecInverter } from '../../src/sim/sunspec-sims.ts';
+import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
+import type { PollResult } from '../../src/runtime/scheduler.ts';
+import { FAST, device, hubWith, simOn, until } from './support.ts';
+
+const PV = '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01';
+const BAT = '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e02';
+
+test('GET /pv-inverters/{id}/refresh reads the device live; 503 DEVICE_IS_DISCONNECTED within a bounded time when it is silent', async (t) => {
+  let now = Date.parse('2026-06-21T10:00:00Z');
+  const site = new SiteModel({ now: () => now });
+  const sim = await simOn(t, { 1: sunspecInverter(site) });
+  let runtime: ModbusRuntime | undefined;
+  const lazy: Runtime = { refresh: (d) => runtime!.refresh(d), commandCreated: () => {}, deviceDeleted: (d) => runtime!.deviceDeleted(d) };
+  const hub = createTestHub({ runtime: lazy });
+  runtime = new ModbusRuntime({ store: hub.store, registry: builtInDrivers(), log: silentLogger(), clock: systemClock, refreshTimeoutMs: 800, settings: FAST });
+  t.after(async () => {
+    await runtime!.stop();
+    hub.close();
+  });
+  hub.seed([device('pvInverter', PV, { type: 'fronius', host: '127.0.0.1', port: sim.port, unitId: 1 })]);
+
+  now += 2 * 3_600_000;
+  const res = await hub.request(`/pv-inverters/${PV}/refresh`);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as { isOnline: boolean; powerState: Record<string, unknown> };
+  assert.equal(body.isOnline, true);
+  assert.equal(body.powerState.solarPower, site.read().pvW / 1000);
+  assert.equal(body.powerState.state, 'PRODUCING');
+
+  sim.setFault(1, { kind: 'silence' });
+  const started = Date.now();
+  const down = await hub.request(`/pv-inverters/${PV}/refresh`);
+  assert.equal(down.status, 503);
+  assert.equal(((await down.json()) as { errorCode: string }).errorCode, 'DEVICE_IS_DISCONNECTED');
+  assert.ok(Date.now() - started < 1500, `refresh took ${Date.now() - started} ms`);
+});
+
+test('Huawei: a pause after connect, and "busy" answers are waited out without marking the battery offline', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z'), batteryCapacityWh: 5000 });
+  const sim = await simOn(t, { 1: huaweiSun2000(site) });
+  const { store, runtime, scheduler } = hubWith(t, [
+    device('battery', BAT, { type: 'huawei-sun2000', host: '127.0.0.1', port: sim.port, pauseAfterConnectMs: 150, timeoutMs: 300 }, {
+      staticData: { vendor: 'HUAWEI', model: 'LUNA2000-5-S0' },
+    }),
+  ]);
+  const connectedAt = Date.now();
+  runtime.start();
+  await until<string[]>(scheduler, 'written', () => store.devices.get(BAT)!.isOnline);
+  assert.ok(Date.now() - connectedAt >= 150, 'first request waited for the pause after connect');
+  const state = store.devices.get(BAT)!.state!;
+  assert.equal(state['mode'], 'AUTO');
+  assert.equal(state['stateOfCharge'], Math.round(site.read().socPct * 10) / 10);
+
+  sim.setFault(1, { kind: 'exception', code: 6 });
+  let busy = 0;
+  await until<PollResult>(scheduler, 'polled', (r) => !r.ok && ++busy >= 3);
+  scheduler.flush();
+  assert.equal(store.devices.get(BAT)!.isOnline, true, 'busy is not offline');
+  sim.setFault(1, { kind: 'none' });
+  await until<PollResult>(scheduler, 'polled', (r) => r.ok);
+});

@@ -1,0 +1,108 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
+import { SiteModel } from '../../src/sim/site-model.ts';
+import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { LinePool } from '../../src/transport/line-pool.ts';
+import { DeviceReader } from '../../src/runtime/device-reader.ts';
+import { silentLogger } from '../../src/log.ts';
+import sunspec from '../../drivers/sunspec.ts';
+import sma from '../../drivers/sma.ts';
+import type { DeviceKind } from '../../src/domain/vocabulary.ts';
+import type { DriverDefinition } from '../../src/runtime/driver-model.ts';
+
+const NOON = Date.parse('2026-06-21T12:00:00Z');
+
+async function rig(t: import('node:test').TestContext, units: Record<number, SimUnit>) {
+  const sim = await ModbusSimServer.tcp(new Map(Object.entries(units).map(([id, u]) => [Number(id), u])));
+  const pool = new LinePool(silentLogger());
+  t.after(async () => {
+    await pool.closeAll();
+    await sim.close();
+  });
+  const reader = (kind: DeviceKind, binding: Record<string, unknown> = {}, def: DriverDefinition = sunspec) => {
+    const b = { type: def.type, host: '127.0.0.1', port: sim.port, ...binding };
+    return new DeviceReader(def, b, kind, pool.get({ kind: 'tcp', host: '127.0.0.1', port: sim.port }));
+  };
+  return { sim, pool, reader };
+}
+
+test('a SunSpec inverter at noon reads as PRODUCING with its AC power in kW, in one request per poll', async (t) => {
+  const site = new SiteModel({ now: () => NOON, pvPeakW: 8000 });
+  const { reader, pool } = await rig(t, { 1: sunspecInverter(site) });
+  const inverter = reader('pvInverter');
+  const first = await inverter.readState();
+  const expectedKw = Math.round(site.read().pvW / 10) / 100; // W_SF -1 or 0: tenths of a W at most
+  assert.equal(first['state'], 'PRODUCING');
+  assert.ok(Math.abs((first['solarPower'] as number) - expectedKw) < 0.01, `${first['solarPower']} vs ${expectedKw}`);
+  const before = pool.transactions();
+  await inverter.readState();
+  assert.equal(pool.transactions() - before, 1, 'W, W_SF and St lie in one model: one read');
+});
+
+test('an inverter asleep at night is IDLE with no power, not offline', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T23:00:00Z') });
+  const { reader } = await rig(t, { 1: sunspecInverter(site) });
+  assert.deepEqual(await reader('pvInverter').readState(), { solarPower: 0, state: 'IDLE' });
+});
+
+test('float models (113, 213) and a SolarEdge-style short model 1 are read the same way', async (t) => {
+  const site = new SiteModel({ now: () => NOON });
+  const { reader } = await rig(t, {
+    1: sunspecInverter(site, { float: true, shortCommonModel: true }),
+    2: sunspecMeter(site, { float: true, shortCommonModel: true }),
+  });
+  const pv = await reader('pvInverter', { unitId: 1 }).readState();
+  assert.equal(pv['state'], 'PRODUCING');
+  assert.ok((pv['solarPower'] as number) > 1);
+  const meter = await reader('meter', { unitId: 2 }).readState();
+  const now = site.read();
+  assert.equal(meter['power'], Math.round(now.gridW) / 1000);
+  assert.equal(meter['frequency'], 49.98);
+});
+
+test('a SunSpec battery maps SoC, power sign, limits and capacity into API units and enums', async (t) => {
+  const site = new SiteModel({ now: () => NOON, initialSocPct: 64 });
+  const { reader } = await rig(t, { 1: sunspecBattery(site) });
+  const battery = reader('battery');
+  const state = await battery.readState();
+  const now = site.read();
+  assert.equal(state['stateOfCharge'], Math.round(now.socPct * 10) / 10);
+  assert.equal(state['chargeRate'], now.batteryW / 1000);
+  assert.equal(state['chargingState'], now.batteryW > 0 ? 'CHARGING' : now.batteryW < 0 ? 'DISCHARGING' : 'IDLE');
+  assert.equal(state['chargeLimitMin'], 10);
+  assert.equal(state['maxChargeRate'], 5);
+  assert.equal(state['maxDischargeRate'], 5);
+  assert.deepEqual(await battery.readStatic(), {
+    model: 'BYD Battery-Box Premium HVS 10.2', manufacturer: 'Fronius', batteryCapacity: 10.24,
+  });
+});
+
+test('a battery with model 124 only has no chargeRate at all rather than a made-up number', async (t) => {
+  const site = new SiteModel({ now: () => NOON, initialSocPct: 30 });
+  const { reader } = await rig(t, { 1: sunspecBattery(site, { without802: true, withModel713: true }) });
+  const state = await reader('battery').readState();
+  assert.equal('chargeRate' in state, false);
+  assert.equal(state['stateOfCharge'], Math.round(site.read().socPct * 10) / 10);
+  assert.ok(['CHARGING', 'DISCHARGING', 'IDLE'].includes(state['chargingState'] as string));
+});
+
+test('the meter keeps power in kW (import positive) and counters in kWh; invert flips the sign per device', async (t) => {
+  const site = new SiteModel({ now: () => NOON });
+  const { reader } = await rig(t, { 1: sunspecMeter(site) });
+  const now = site.read();
+  const plain = await reader('meter').readState();
+  assert.equal(plain['power'], now.gridW / 1000);
+  assert.equal(plain['energyImported'], Math.round(now.gridImportWh / 10) / 100);
+  const inverted = await reader('meter', { invert: ['power'] }).readState();
+  assert.equal(inverted['power'], -now.gridW / 1000 || 0);
+});
+
+test('detection finds SMA on unit 126 and a map at base 50000; a unit without a map is refused', async (t) => {
+  const site = new SiteModel({ now: () => NOON });
+  const { reader } = await rig(t, { 126: sunspecInverter(site, { base: 50000 }) });
+  const found = reader('pvInverter', {}, sma);
+  assert.deepEqual(await found.detectKinds(), ['pvInverter']);
+  assert.equal(found.unit, 126);
+  await assert.rejects(reader('pvInverter', { unitId: 1 }).readState(), /exception 11|no SunSpec map/);
+});
