@@ -1,0 +1,370 @@
+// `npm run bench`: measures the hub against its performance targets in one run and prints a table
+// (figure, value, target, PASS/MISSED), also written to .bench/results.json.
+//
+//   1. import of 10,000 generated devices with `npm run hub -- import` (seconds)
+//   2. hub start-up, spawn to first successful API answer (target < 1 s), and idle RSS
+//   3. a bare Hono baseline server, started the same way, answering bodies of the same sizes
+//   4. (a) detail read and (b) default list page at saturation, hub vs baseline in alternating
+//      rounds (median), as a ratio (targets >= 60% and >= 40%); (c) text-filtered list at a fixed
+//      200 req/s (p99 < 20 ms); (d) command submission at a fixed 100 req/s (p99 < 25 ms); and the
+//      hub's peak RSS during all of it (< 100 MB). Next to (c) and (d), their floors on this
+//      machine: the baseline at the same fixed rate, and a bare durable SQLite insert (bench/disk.ts)
+//   5. for reference, start-up, memory and CPU per request of the hub compiled as systemd runs it
+//      (tsc -p tsconfig.build.json, plain node), since tsx itself costs start-up time and memory
+//   6. the figures of bench/modbus.ts, when that module exists
+//
+// The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
+// ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
+// test: it exits 0 when targets are missed (and says MISSED), 1 only when it could not measure.
+// BENCH_SECONDS (default 8) and BENCH_ROUNDS (default 3) shorten or lengthen the saturation runs.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { writeSeed, type SeedResult } from './seed.ts';
+import { durableInsertLatency } from './disk.ts';
+import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
+import {
+  cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stopAll, type Server,
+} from './processes.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const RESULTS_FILE = join(ROOT, '.bench', 'results.json');
+const API = '/v1.0.0';
+
+const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 8);
+const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
+const CONNECTIONS = 10;
+const WARMUP_SECONDS = 3;
+const FILTER_RATE = 200;
+const COMMAND_RATE = 100;
+const FIXED_RATE_SECONDS = 10;
+
+interface Figure {
+  figure: string;
+  value: number | string;
+  unit: string;
+  /** Shown in the table, e.g. "< 1000 ms"; absent for figures reported for information. */
+  target?: string;
+  pass?: boolean;
+}
+
+const figures: Figure[] = [];
+const notes: string[] = [];
+const details: Record<string, unknown> = {};
+
+function report(figure: string, value: number | string, unit: string, target?: { text: string; pass: boolean }): void {
+  figures.push({ figure, value, unit, ...(target ? { target: target.text, pass: target.pass } : {}) });
+}
+
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+type Endpoints = Record<'detail' | 'list', { hub: string[]; baseline: string[] }>;
+
+async function main(): Promise<number> {
+  installCleanup();
+  const work = mkdtempSync(join(tmpdir(), 'hub-bench-'));
+  removeOnExit(work);
+  const dataDir = join(work, 'data');
+  const apiKey = `bench_${randomBytes(24).toString('base64url')}`;
+  const auth = { 'x-api-key': apiKey };
+  details['machine'] = { cpus: cpus().length, cpuModel: cpus()[0]?.model, node: process.version, loadavgAtStart: loadavg().map((l) => round(l, 2)), tmp: work };
+  details['config'] = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS };
+  let exitCode = 0;
+  try {
+    // ---- 1. seed and import ----
+    log('generating 10,000 devices');
+    const seed = writeSeed(join(work, 'devices.json'));
+    log(`importing ${seed.file}`);
+    const imported = await runCommand('npm', ['run', '--silent', 'hub', '--', 'import', seed.file], {
+      cwd: ROOT, env: { ...process.env, HUB_DATA_DIR: dataDir },
+    });
+    if (imported.code !== 0) throw new Error(`import failed (${imported.code}):\n${imported.stderr}${imported.stdout}`);
+    const inProcessMs = Number(/in (\d+) ms/.exec(imported.stdout)?.[1] ?? NaN);
+    report(`import ${seed.total.toLocaleString('en')} devices (npm run hub -- import, whole command)`, round(imported.ms / 1000, 2), 's');
+    report('  of which parse + validate + write (as the CLI reports it)', round(inProcessMs / 1000, 2), 's');
+    details['import'] = { ...seed, batteryIds: seed.batteryIds.length, vehicleIds: seed.vehicleIds.length, output: imported.stdout.trim() };
+
+    // ---- 2. the hub ----
+    log('starting the hub');
+    const hub = await startServer({
+      name: 'hub', readyMsg: 'hub listening', cwd: ROOT,
+      args: ['--import', 'tsx', 'src/main.ts'],
+      env: { ...process.env, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: apiKey, HUB_LOG_LEVEL: 'info', HUB_CONFIG: '' },
+    });
+    const detailPaths = seed.batteryIds.map((id) => `${API}/batteries/${id}`);
+    const hubReadyMs = await firstOk(hub.url + detailPaths[0], auth, hub.spawnedAt);
+    const hubAtReady = memoryOf(hub.pid);
+    report('hub start: spawn → first 200 on GET /batteries/{id}', Math.round(hubReadyMs), 'ms', { text: '< 1000 ms', pass: hubReadyMs < 1000 });
+    report('  of which spawn → "hub listening" log line', Math.round(hub.listeningMs), 'ms');
+
+    const sizes = await checkHub(hub, seed, auth);
+
+    // ---- 3. the baseline ----
+    log('starting the baseline');
+    const baseline = await startServer({
+      name: 'baseline', readyMsg: 'baseline listening', cwd: ROOT,
+      args: ['--import', 'tsx', 'bench/baseline-server.ts'],
+      env: { ...process.env, BASELINE_SIZES: `${sizes.detail},${sizes.list}` },
+    });
+    const baselineReadyMs = await firstOk(`${baseline.url}/static/${sizes.detail}`, {}, baseline.spawnedAt);
+    report('baseline start (bare Hono via tsx): spawn → first 200', Math.round(baselineReadyMs), 'ms');
+
+    // ---- warm-up, then idle memory ----
+    const endpoints: Endpoints = {
+      detail: { hub: detailPaths, baseline: [`/static/${sizes.detail}`] },
+      list: { hub: [`${API}/batteries`], baseline: [`/static/${sizes.list}`] },
+    };
+    log(`warming up (${WARMUP_SECONDS} s per endpoint and server)`);
+    for (const endpoint of Object.values(endpoints)) {
+      await maxThroughput({ base: hub.url, paths: endpoint.hub, headers: auth, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+      await maxThroughput({ base: baseline.url, paths: endpoint.baseline, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+    }
+    await sleep(2000);
+    const hubIdle = memoryOf(hub.pid);
+    const baselineIdle = memoryOf(baseline.pid);
+    report('hub RSS at ready, before any load (VmRSS)', round(hubAtReady.rssMb), 'MB');
+    report('hub idle RSS after warm-up (VmRSS)', round(hubIdle.rssMb), 'MB');
+    report('  baseline idle RSS after warm-up, for comparison', round(baselineIdle.rssMb), 'MB');
+    details['memory'] = { hubAtReady, hubIdle, baselineIdle };
+
+    // ---- 4. load ----
+    const sampler = new RssSampler(hub.pid).start();
+    const saturation = async (name: 'detail' | 'list', label: string, target: number) => {
+      const rounds: { hub: Measured; baseline: Measured; ratio: number }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        log(`${name}: round ${r + 1}/${ROUNDS}`);
+        const run = (server: Server, paths: string[], headers: Record<string, string>) =>
+          measured(server.pid, () => maxThroughput({ base: server.url, paths, headers, connections: CONNECTIONS, seconds: SECONDS }));
+        // Alternate which goes first, so a slow spell on the machine does not always hit the same one.
+        let hubRun: Measured;
+        let baselineRun: Measured;
+        if (r % 2 === 0) {
+          hubRun = await run(hub, endpoints[name].hub, auth);
+          baselineRun = await run(baseline, endpoints[name].baseline, {});
+        } else {
+          baselineRun = await run(baseline, endpoints[name].baseline, {});
+          hubRun = await run(hub, endpoints[name].hub, auth);
+        }
+        rounds.push({ hub: hubRun, baseline: baselineRun, ratio: hubRun.rps / baselineRun.rps });
+      }
+      details[name] = rounds;
+      const ratio = median(rounds.map((r) => r.ratio));
+      const hubRps = median(rounds.map((r) => r.hub.rps));
+      const baseRps = median(rounds.map((r) => r.baseline.rps));
+      report(`(${name === 'detail' ? 'a' : 'b'}) ${label}: hub / baseline throughput`, `${Math.round(ratio * 100)}%`, '',
+        { text: `>= ${Math.round(target * 100)}%`, pass: ratio >= target });
+      report('  hub req/s (median of rounds)', Math.round(hubRps), 'req/s');
+      report('  baseline req/s (median of rounds)', Math.round(baseRps), 'req/s');
+      report('  per-round ratios', rounds.map((r) => `${Math.round(r.ratio * 100)}%`).join(' '), '');
+      report('  hub p99 / baseline p99 at saturation', `${median(rounds.map((r) => r.hub.p99Ms))} / ${median(rounds.map((r) => r.baseline.p99Ms))}`, 'ms');
+      report('  CPU per request, hub / baseline', `${Math.round(median(rounds.map((r) => r.hub.cpuUsPerRequest)))} / ${Math.round(median(rounds.map((r) => r.baseline.cpuUsPerRequest)))}`, 'µs');
+      for (const r of rounds) for (const m of [r.hub, r.baseline]) {
+        if (m.non2xx > 0 || m.errors > 0) notes.push(`${name}: a run had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
+      }
+    };
+    await saturation('detail', 'detail read GET /batteries/{id}', 0.6);
+    await saturation('list', 'default list page GET /batteries', 0.4);
+
+    log(`filtered list at ${FILTER_RATE} req/s for ${FIXED_RATE_SECONDS} s`);
+    const filterPaths = seed.filters.map((f) => `${API}/batteries?${f.query}`);
+    const filtered = await measuredFixed(hub.pid, () => fixedRate({
+      base: hub.url, paths: filterPaths, headers: auth, rate: FILTER_RATE, seconds: FIXED_RATE_SECONDS, warmupSeconds: 1,
+    }));
+    details['filtered'] = filtered;
+    report(`(c) text-filtered list GET /batteries?name=…&model=… at ${FILTER_RATE} req/s: p99`, round(filtered.p99Ms), 'ms', { text: '< 20 ms', pass: filtered.p99Ms < 20 && filtered.non2xx === 0 && filtered.errors === 0 });
+    report('  p50 / max; achieved rate', `${round(filtered.p50Ms, 2)} / ${round(filtered.maxMs)} ms; ${Math.round(filtered.achievedRps)} req/s`, '');
+    const floor = await fixedRate({
+      base: baseline.url, paths: [`/static/${sizes.list}`], rate: FILTER_RATE, seconds: FIXED_RATE_SECONDS, warmupSeconds: 1,
+    });
+    details['filteredFloor'] = floor;
+    report(`  for reference: baseline p99 at ${FILTER_RATE} req/s (machine floor)`, round(floor.p99Ms), 'ms');
+
+    log(`command submission at ${COMMAND_RATE} req/s for ${FIXED_RATE_SECONDS} s`);
+    const commandPaths = seed.vehicleIds.map((id) => `${API}/vehicles/${id}/commands/charging-stop`);
+    const commands = await measuredFixed(hub.pid, () => fixedRate({
+      base: hub.url, paths: commandPaths, method: 'POST', headers: auth, rate: COMMAND_RATE, seconds: FIXED_RATE_SECONDS, warmupSeconds: 1,
+    }));
+    details['commands'] = commands;
+    report(`(d) command POST /vehicles/{id}/commands/charging-stop at ${COMMAND_RATE} req/s: p99`, round(commands.p99Ms), 'ms', { text: '< 25 ms', pass: commands.p99Ms < 25 && commands.non2xx === 0 && commands.errors === 0 });
+    report('  p50 / max; achieved rate', `${round(commands.p50Ms, 2)} / ${round(commands.maxMs)} ms; ${Math.round(commands.achievedRps)} req/s`, '');
+    const disk = await durableInsertLatency(work, COMMAND_RATE, 5);
+    details['commandsFloor'] = disk;
+    report(`  for reference: bare SQLite insert (WAL, FULL) p99 at ${COMMAND_RATE}/s (disk floor)`, round(disk.p99Ms), 'ms');
+    for (const [name, r] of [['filtered', filtered], ['commands', commands]] as const) {
+      if (r.non2xx > 0 || r.errors > 0) notes.push(`${name}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statuses)}) and ${r.errors} errors`);
+    }
+
+    const peakMb = sampler.stop();
+    const hubAfter = memoryOf(hub.pid);
+    report('hub peak RSS under load (a)-(d), VmRSS every 50 ms', round(peakMb), 'MB', { text: '< 100 MB', pass: peakMb < 100 });
+    report('  hub VmHWM (kernel high-water mark since start)', round(hubAfter.hwmMb), 'MB');
+    (details['memory'] as Record<string, unknown>)['hubAfterLoad'] = hubAfter;
+    (details['memory'] as Record<string, unknown>)['baselineAfterLoad'] = memoryOf(baseline.pid);
+    details['hubLogLines'] = hub.logLines.count;
+    details['rssSamples'] = sampler.samples;
+
+    // ---- 5. for reference: the hub as production runs it (compiled, plain node, no tsx) ----
+    await stopAll();
+    await productionBuild(work, dataDir, auth, endpoints);
+
+    // ---- 6. the Modbus figures, when another module provides them ----
+    const modbusModule = join(ROOT, 'bench', 'modbus.ts');
+    if (existsSync(modbusModule)) {
+      log('running bench/modbus.ts');
+      try {
+        const mod = (await import(pathToFileURL(modbusModule).href)) as { benchModbus?: () => Promise<Record<string, number | string>> };
+        if (typeof mod.benchModbus !== 'function') throw new Error('bench/modbus.ts does not export benchModbus()');
+        const modbus = await mod.benchModbus();
+        details['modbus'] = modbus;
+        for (const [name, value] of Object.entries(modbus)) report(`modbus: ${name}`, value, '');
+      } catch (err) {
+        notes.push(`bench/modbus.ts failed: ${(err as Error).message}`);
+        exitCode = 1;
+      }
+    }
+  } catch (err) {
+    notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);
+    exitCode = 1;
+  } finally {
+    await stopAll();
+    rmSync(work, { recursive: true, force: true });
+  }
+  (details['machine'] as Record<string, unknown>)['loadavgAtEnd'] = loadavg().map((l) => round(l, 2));
+  printTable();
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ date: new Date().toISOString(), command: 'npm run bench', figures, notes, details }, null, 2)}\n`);
+  process.stdout.write(`\nwritten to ${RESULTS_FILE}\n`);
+  return exitCode;
+}
+
+/**
+ * systemd runs `node dist/src/main.js` (tsconfig.build.json), not tsx, whose loader thread and
+ * transform step cost start-up time and memory. The same start-up, warm-up and saturation are
+ * measured on that build for reference (no pass/fail: the targets above are judged as briefed).
+ */
+async function productionBuild(work: string, dataDir: string, auth: Record<string, string>, endpoints: Endpoints): Promise<void> {
+  log('building the hub as production does (tsc -p tsconfig.build.json)');
+  const outDir = join(work, 'dist');
+  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+  const built = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, env: process.env });
+  const main = join(outDir, 'src', 'main.js');
+  if (!existsSync(main)) {
+    notes.push(`production build not measured: tsc emitted no ${main} (${built.stdout.slice(0, 500)})`);
+    return;
+  }
+  if (built.code !== 0) notes.push('production build: tsc reported type errors (emitted anyway), see details.productionBuild');
+  const hub = await startServer({
+    name: 'hub (compiled)', readyMsg: 'hub listening', cwd: ROOT, args: [main],
+    env: { ...process.env, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: auth['x-api-key'], HUB_LOG_LEVEL: 'info', HUB_CONFIG: '' },
+  });
+  const readyMs = await firstOk(hub.url + endpoints.detail.hub[0], auth, hub.spawnedAt);
+  for (const endpoint of Object.values(endpoints)) {
+    await maxThroughput({ base: hub.url, paths: endpoint.hub, headers: auth, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+  }
+  await sleep(2000);
+  const idle = memoryOf(hub.pid);
+  const sampler = new RssSampler(hub.pid).start();
+  const detail = await measured(hub.pid, () => maxThroughput({ base: hub.url, paths: endpoints.detail.hub, headers: auth, connections: CONNECTIONS, seconds: SECONDS }));
+  const list = await measured(hub.pid, () => maxThroughput({ base: hub.url, paths: endpoints.list.hub, headers: auth, connections: CONNECTIONS, seconds: SECONDS }));
+  const peakMb = sampler.stop();
+  details['productionBuild'] = { tscExit: built.code, tscOutput: built.stdout.slice(0, 2000), readyMs, listeningMs: hub.listeningMs, idle, peakMb, detail, list };
+  report('for reference, the compiled hub (node dist/src/main.js, as systemd runs it):', '', '');
+  report('  start: spawn → first 200', Math.round(readyMs), 'ms');
+  report('  idle RSS after warm-up / peak RSS under (a)+(b)', `${round(idle.rssMb)} / ${round(peakMb)}`, 'MB');
+  report('  CPU per request, detail / list', `${Math.round(detail.cpuUsPerRequest)} / ${Math.round(list.cpuUsPerRequest)}`, 'µs');
+}
+
+interface Measured extends ThroughputResult {
+  /** CPU time the server process used per answered request, in µs. */
+  cpuUsPerRequest: number;
+  /** CPU the load generator (this process) used during the run, in % of one core. */
+  generatorCpuPercent: number;
+}
+
+/** Runs a saturation run and adds what it cost the server and the generator in CPU. */
+async function measured(pid: number, run: () => Promise<ThroughputResult>): Promise<Measured> {
+  const cpuBefore = cpuSecondsOf(pid);
+  const selfBefore = process.cpuUsage();
+  const result = await run();
+  const self = process.cpuUsage(selfBefore);
+  return {
+    ...result,
+    cpuUsPerRequest: ((cpuSecondsOf(pid) - cpuBefore) * 1e6) / Math.max(1, result.requests),
+    generatorCpuPercent: round(((self.user + self.system) / 1e6 / result.seconds) * 100),
+  };
+}
+
+async function measuredFixed(pid: number, run: () => Promise<FixedRateResult>): Promise<FixedRateResult & { serverCpuPercent: number }> {
+  const cpuBefore = cpuSecondsOf(pid);
+  const started = performance.now();
+  const result = await run();
+  return { ...result, serverCpuPercent: round(((cpuSecondsOf(pid) - cpuBefore) / ((performance.now() - started) / 1000)) * 100) };
+}
+
+/**
+ * Checks that the hub answers what the data says before timing it (a fast wrong answer is no
+ * figure), and returns the byte sizes of the answers the baseline must match.
+ */
+async function checkHub(hub: Server, seed: SeedResult, auth: Record<string, string>): Promise<{ detail: number; list: number }> {
+  const get = async (path: string, init: RequestInit = {}) => {
+    const response = await fetch(hub.url + path, { ...init, headers: auth });
+    const text = await response.text();
+    return { status: response.status, bytes: Buffer.byteLength(text), json: JSON.parse(text) as Record<string, unknown> };
+  };
+  const detailBytes: number[] = [];
+  for (const id of seed.batteryIds) {
+    const r = await get(`${API}/batteries/${id}`);
+    if (r.status !== 200 || r.json['id'] !== id) throw new Error(`GET /batteries/${id} answered ${r.status}`);
+    detailBytes.push(r.bytes);
+  }
+  const list = await get(`${API}/batteries`);
+  const content = list.json['content'] as unknown[] | undefined;
+  if (list.status !== 200 || content?.length !== 10) throw new Error(`GET /batteries answered ${list.status} with ${content?.length} items`);
+  if (list.json['totalElements'] !== seed.kinds.battery) notes.push(`GET /batteries: totalElements ${String(list.json['totalElements'])}, expected ${seed.kinds.battery}`);
+  const filterChecks = [];
+  for (const f of seed.filters) {
+    const r = await get(`${API}/batteries?${f.query}`);
+    filterChecks.push({ query: f.query, status: r.status, totalElements: r.json['totalElements'], expected: f.expectedTotal, bytes: r.bytes });
+    if (r.status !== 200 || r.json['totalElements'] !== f.expectedTotal) {
+      notes.push(`GET /batteries?${f.query}: ${r.status}, totalElements ${String(r.json['totalElements'])}, expected ${f.expectedTotal}`);
+    }
+  }
+  const command = await get(`${API}/vehicles/${seed.vehicleIds[0]}/commands/charging-stop`, { method: 'POST' });
+  if (command.status !== 200 || command.json['state'] !== 'PENDING') throw new Error(`POST charging-stop answered ${command.status}: ${JSON.stringify(command.json)}`);
+  const sizes = { detail: Math.round(detailBytes.reduce((a, b) => a + b, 0) / detailBytes.length), list: list.bytes };
+  details['responses'] = {
+    detailBytes: { min: Math.min(...detailBytes), max: Math.max(...detailBytes), mean: sizes.detail },
+    listBytes: list.bytes, filters: filterChecks, commandBytes: command.bytes,
+  };
+  return sizes;
+}
+
+function printTable(): void {
+  const rows = figures.map((f) => [
+    f.figure,
+    f.value === '' ? '' : `${f.value}${f.unit ? ` ${f.unit}` : ''}`,
+    f.target ?? '',
+    f.pass === undefined ? '' : f.pass ? 'PASS' : 'MISSED',
+  ]);
+  const header = ['figure', 'value', 'target', 'result'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const out = [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)];
+  const missed = figures.filter((f) => f.pass === false);
+  out.push('');
+  out.push(missed.length === 0
+    ? `All ${figures.filter((f) => f.pass !== undefined).length} targets met.`
+    : `MISSED ${missed.length} of ${figures.filter((f) => f.pass !== undefined).length} targets: ${missed.map((f) => f.figure.replace(/:.*$/, '')).join('; ')}`);
+  for (const note of notes) out.push(`NOTE: ${note}`);
+  process.stdout.write(`\n${out.join('\n')}\n`);
+}
+
+main().then((code) => process.exit(code), (err: Error) => {
+  process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
+  process.exit(1);
+});
