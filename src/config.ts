@@ -24,6 +24,20 @@ export const ConfigSchema = z.strictObject({
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
   }).prefault({}),
+  /** The cloud relay: an outbound MQTT 5 connection (TLS) through which partner calls arrive. */
+  relay: z.strictObject({
+    url: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL'),
+    hubId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _'),
+    topicPrefix: z.string().regex(/^[^#+]+$/, 'must not contain MQTT wildcards').default('home-energy-hub/relay'),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    caFile: z.string().optional(),
+    certFile: z.string().optional(),
+    keyFile: z.string().optional(),
+    requestTimeoutMs: z.int().min(100).max(120_000).default(15_000),
+    maxInFlight: z.int().min(1).max(100).default(8),
+    maxResponseBytes: z.int().min(1024).default(4 * 1024 * 1024),
+  }).optional(),
   apiKey: z.string().min(24, 'must be at least 24 characters long').optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

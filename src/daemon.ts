@@ -12,8 +12,11 @@ import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
+import { ModbusRuntime } from './runtime/modbus-runtime.ts';
+import { builtInDrivers } from '../drivers/index.ts';
 import { HealthMonitor } from './runtime/health.ts';
 import { MetricsRegistry } from './runtime/metrics.ts';
+import { Relay } from './runtime/relay.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -30,6 +33,7 @@ export class Daemon {
   readonly vendors = new VendorCatalog();
   readonly metrics = new MetricsRegistry();
   private health: HealthMonitor | undefined;
+  private relay: Relay | undefined;
 
   /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
   get healthMonitor(): HealthMonitor {
@@ -37,11 +41,18 @@ export class Daemon {
     return this.health;
   }
   runtime: Runtime = storedStateRuntime;
+  /** Polls devices with Modbus driver bindings; answers refreshes for them. */
+  modbus: ModbusRuntime | undefined;
 
   constructor(private readonly options: DaemonOptions) {}
 
   /** The address the hub answers on, once started. */
   url = '';
+
+  /** The cloud relay, when one is configured. */
+  get relayLink(): Relay | undefined {
+    return this.relay;
+  }
 
   get config(): Config {
     return this.options.config;
@@ -63,6 +74,11 @@ export class Daemon {
     this.store = Store.open(databasePath(config));
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     this.options.beforeListen?.(this.store);
+    // Modbus drivers: their makers become available vendors; polling starts on the open store.
+    this.modbus = new ModbusRuntime({ store: this.store, registry: builtInDrivers(), log, clock });
+    this.modbus.registerVendors(this.vendors);
+    if (this.runtime === storedStateRuntime || this.runtime instanceof ModbusRuntime) this.runtime = this.modbus;
+    this.modbus.start();
 
     const settings = {
       ...DEFAULT_API_SETTINGS,
@@ -91,9 +107,16 @@ export class Daemon {
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;
     log.info({ url: this.url }, 'hub listening');
+
+    if (config.relay) {
+      this.relay = new Relay({ ...config.relay, maxRequestBytes: config.http.bodyLimitBytes }, this.hubApp.app, log.child({ part: 'relay' }));
+      this.relay.start();
+    }
   }
 
   async stop(): Promise<void> {
+    await this.relay?.stop();
+    this.relay = undefined;
     const server = this.server;
     this.server = undefined;
     if (server) {
@@ -103,6 +126,8 @@ export class Daemon {
       });
     }
     this.health?.stop();
+    await this.modbus?.stop();
+    this.modbus = undefined;
     this.store?.close();
     this.store = undefined;
     this.options.log.info('hub stopped');

@@ -1,0 +1,118 @@
+// One MQTT client for a configured broker: MQTT 5 (falling back to 3.1.1 when the broker only
+// speaks that), TLS with a CA or a client certificate, username/password, and reconnection with
+// jittered exponential back-off so that a houseful of hubs does not hammer a broker in step.
+// Subscriptions are restored by mqtt.js on reconnect (resubscribe); its offline queue is turned off
+// so that nothing stale is sent after a reconnect.
+import { readFileSync } from 'node:fs';
+import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { Logger } from '../log.ts';
+
+export interface MqttEndpoint {
+  /** mqtt://, mqtts://, ws:// or wss:// with host and port. */
+  url: string;
+  clientId?: string;
+  username?: string;
+  password?: string;
+  /** PEM files: the CA that signed the broker's certificate; a client certificate and key. */
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+  /** 5 by default; 4 (3.1.1) is tried when a broker refuses 5. */
+  protocolVersion?: 4 | 5;
+  keepaliveSeconds?: number;
+}
+
+export interface BackoffOptions {
+  initialMs: number;
+  maxMs: number;
+  random?: () => number;
+}
+
+/** Full jitter: a random delay between half the exponential step and the step itself. */
+export function backoffDelay(attempt: number, { initialMs, maxMs, random = Math.random }: BackoffOptions): number {
+  const step = Math.min(maxMs, initialMs * 2 ** Math.min(attempt, 20));
+  return Math.round(step / 2 + random() * (step / 2));
+}
+
+export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): IClientOptions {
+  const options: IClientOptions = {
+    protocolVersion,
+    clientId: endpoint.clientId ?? `home-energy-hub-${Math.random().toString(16).slice(2, 10)}`,
+    keepalive: endpoint.keepaliveSeconds ?? 30,
+    clean: true,
+    connectTimeout: 10_000,
+    resubscribe: true,
+    queueQoSZero: false,
+    reconnectPeriod: backoffDelay(0, { initialMs: 1000, maxMs: 60_000 }),
+  };
+  if (endpoint.username !== undefined) options.username = endpoint.username;
+  if (endpoint.password !== undefined) options.password = endpoint.password;
+  if (endpoint.caFile) options.ca = readFileSync(endpoint.caFile);
+  if (endpoint.certFile) options.cert = readFileSync(endpoint.certFile);
+  if (endpoint.keyFile) options.key = readFileSync(endpoint.keyFile);
+  if (endpoint.caFile || endpoint.certFile) options.rejectUnauthorized = true;
+  return options;
+}
+
+/** Connects, trying MQTT 5 first; resolves once connected, rejects on the first hard failure. */
+export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: BackoffOptions = { initialMs: 1000, maxMs: 60_000 }): Promise<MqttClient> {
+  const versions: (4 | 5)[] = endpoint.protocolVersion === 4 ? [4] : [5, 4];
+  let lastError: Error | undefined;
+  for (const version of versions) {
+    const client = mqtt.connect(endpoint.url, clientOptions(endpoint, version));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        // mqtt.js reports a refused CONNACK as 'error' but a failed socket or TLS handshake only as
+        // 'close' (it would retry for ever): the first attempt decides.
+        let cause: Error | undefined;
+        client.once('connect', () => resolve());
+        client.once('error', (err) => { cause = err; reject(err); });
+        client.once('close', () => reject(cause ?? new Error('connection closed before the broker accepted it')));
+        client.stream?.once?.('error', (err: Error) => { cause = err; });
+      });
+      attachBackoff(client, backoff, log);
+      log.info({ broker: redactUrl(endpoint.url), protocolVersion: version }, 'mqtt connected');
+      return client;
+    } catch (err) {
+      lastError = err as Error;
+      await client.endAsync(true);
+      if (!isUnsupportedProtocol(err)) break;
+      log.info({ broker: redactUrl(endpoint.url) }, 'broker refused MQTT 5; trying 3.1.1');
+    }
+  }
+  throw new Error(`cannot connect to MQTT broker ${redactUrl(endpoint.url)}: ${lastError?.message ?? 'unknown error'}`);
+}
+
+function attachBackoff(client: MqttClient, backoff: BackoffOptions, log: Logger): void {
+  let attempt = 0;
+  client.on('connect', () => {
+    if (attempt > 0) log.info({ attempts: attempt }, 'mqtt reconnected');
+    attempt = 0;
+    client.options.reconnectPeriod = backoffDelay(0, backoff);
+  });
+  client.on('close', () => {
+    attempt++;
+    // mqtt.js reads reconnectPeriod each time it schedules a reconnect.
+    if (!client.disconnecting) client.options.reconnectPeriod = backoffDelay(attempt, backoff);
+  });
+  client.on('offline', () => log.warn('mqtt broker unreachable; reconnecting'));
+  client.on('error', (err) => log.warn({ err: { type: err.name, message: err.message } }, 'mqtt error'));
+}
+
+function isUnsupportedProtocol(err: unknown): boolean {
+  const code = (err as { code?: number }).code;
+  // 0x84 Unsupported Protocol Version (MQTT 5); 1 is the 3.1.1 refusal some brokers answer with.
+  return code === 0x84 || code === 1 || /protocol/i.test((err as Error).message ?? '');
+}
+
+/** A broker URL without credentials, fit for a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.toString();
+  } catch {
+    return '(invalid url)';
+  }
+}
