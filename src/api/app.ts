@@ -62,12 +62,15 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
 
   const api = new Hono();
   api.use('*', requireApiKey(deps));
-  api.use('*', bodyLimit({
+  const limitBody = bodyLimit({
     maxSize: deps.settings.bodyLimitBytes,
     onError: () => {
       throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
     },
-  }));
+  });
+  // Only requests that may carry a body pay for the check: on a GET it would make the Node adapter
+  // build a full Request object just to find no body (about 8% of a detail read's CPU).
+  api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
   api.get('/openapi.json', (c) => c.json(document()));
   for (const router of routers) api.route('/', router.hono);
   app.route(API_BASE, api);
