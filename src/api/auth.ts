@@ -23,10 +23,14 @@ export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
   const failures = new Map<string, { count: number; windowStart: number }>();
   return async (c, next) => {
     const now = deps.clock.now();
-    const client = clientAddress(c);
-    const record = failures.get(client);
-    if (record && now - record.windowStart >= WINDOW_MS) failures.delete(client);
-    const current = failures.get(client);
+    // The client's address matters only once some client has failed: keep the happy path lean.
+    let client: string | undefined;
+    if (failures.size > 0) {
+      client = clientAddress(c);
+      const record = failures.get(client);
+      if (record && now - record.windowStart >= WINDOW_MS) failures.delete(client);
+    }
+    const current = client === undefined ? undefined : failures.get(client);
     if (current && current.count >= deps.settings.authFailuresPerMinute) {
       const retryAfter = Math.ceil((current.windowStart + WINDOW_MS - now) / 1000);
       throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
@@ -34,6 +38,7 @@ export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
     const key = c.req.header('x-api-key');
     if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
       if (failures.size >= MAX_TRACKED_CLIENTS) failures.clear();
+      client ??= clientAddress(c);
       const entry = failures.get(client) ?? { count: 0, windowStart: now };
       entry.count++;
       failures.set(client, entry);
