@@ -69,7 +69,8 @@ export const storageGroup: PointGroup = {
   },
 };
 
-/** Model 160 (multiple MPPT): fixed part, then blocks of 20 registers from offset 10. */
+/** Model 160 (multiple MPPT): fixed part (DCW_SF 4, N 8), then N modules of 20 registers from
+ * offset 10. Hybrid inverters list their battery as modules too: see sunspec-mppt.ts. */
 export const mpptGroup: PointGroup = {
   models: [160],
   repeating: { start: 10, size: 20 },

@@ -2,6 +2,7 @@
 // models found into API fields. Makers with their own definitions (fronius.ts, sma.ts) reuse it.
 import { defineDriver, type FieldRule, type KindMapping } from '../src/runtime/driver-model.ts';
 import { SUNSPEC_GROUPS } from './sunspec-models.ts';
+import { adaptMpptMapping } from './sunspec-mppt.ts';
 
 /** Inverter St (models 10x/11x) -> PV powerState.state. */
 const INVERTER_STATE: Record<number, string> = {
@@ -89,6 +90,8 @@ export default defineDriver({
   defaults: { port: 502, unitIds: [1, 126], bases: [40000, 50000, 0], pollIntervalMs: 5000 },
   groups: SUNSPEC_GROUPS,
   kinds: { pvInverter: pvInverterMapping, battery: batteryMapping, meter: meterMapping },
+  // Binding settings batteryMppt and solarPowerFrom: model 160 modules as battery or PV power.
+  adaptMapping: adaptMpptMapping,
   commands: {
     // Optional capability: the minimum reserve a storage system keeps (model 124 MinRsvPct).
     setChargeLimitMin: { point: 'storage.MinRsvPct', unit: '%' },

@@ -5,7 +5,7 @@ import type { DriverBinding } from '../domain/device.ts';
 import type { DeviceKind } from '../domain/vocabulary.ts';
 import type { ModbusLine, RequestOptions } from '../transport/modbus-line.ts';
 import { ModbusExceptionError, EXCEPTION_ILLEGAL_ADDRESS } from '../transport/modbus-errors.ts';
-import type { DriverDefinition, FieldRule, PointDef } from './driver-model.ts';
+import type { DriverDefinition, FieldRule, KindMapping, PointDef } from './driver-model.ts';
 import { applyScale, decodeRaw, encodeValue, wordsOf } from './registers.ts';
 import { planReads, type Block, type Span } from './read-plan.ts';
 import { detectSunSpec, SUNSPEC_UNIT_IDS, type SunSpecModel } from './sunspec-detect.ts';
@@ -13,6 +13,8 @@ import { evaluateFields, type PointValues } from './field-rules.ts';
 import { parseRef, refsOfRules } from './point-ref.ts';
 
 interface Located { def: PointDef; addresses: number[]; sf?: { def: PointDef; address: number } }
+/** The words one request returned. */
+interface ReadBlock { fn: number; start: number; data: number[] }
 
 export class DeviceReader {
   /** Requests sent for the last read; the bench compares it with the minimum. */
@@ -36,7 +38,7 @@ export class DeviceReader {
 
   /** The kind's state in API units; only fields the device really reported are present. */
   async readState(options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    const mapping = this.definition.kinds[this.kind];
+    const mapping = this.mappingOf(this.kind);
     if (!mapping) throw new Error(`driver ${this.definition.type} does not map a ${this.kind}`);
     const state = await this.evaluate(mapping.fields, options);
     for (const field of invertedFields(this.binding)) {
@@ -47,7 +49,7 @@ export class DeviceReader {
 
   /** staticData fields (model, capacity…) read once when a device is added. */
   async readStatic(options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    const rules = this.definition.kinds[this.kind]?.staticData;
+    const rules = this.mappingOf(this.kind)?.staticData;
     return rules ? this.evaluate(rules, options) : {};
   }
 
@@ -55,7 +57,7 @@ export class DeviceReader {
   async detectKinds(options: RequestOptions = {}): Promise<DeviceKind[]> {
     await this.ensureLayout(options);
     return (Object.keys(this.definition.kinds) as DeviceKind[]).filter((kind) =>
-      (this.definition.kinds[kind]!.requires ?? []).some((group) => this.groupModel(group) !== undefined));
+      (this.mappingOf(kind)!.requires ?? []).some((group) => this.groupModel(group) !== undefined));
   }
 
   /** Optional capability: writes a command value, converted to the point's raw encoding. */
@@ -80,6 +82,12 @@ export class DeviceReader {
     this.models = undefined;
   }
 
+  /** The kind's mapping with the binding's own settings applied (SunSpec `batteryMppt`…). */
+  private mappingOf(kind: DeviceKind): KindMapping | undefined {
+    const mapping = this.definition.kinds[kind];
+    return mapping && this.definition.adaptMapping ? this.definition.adaptMapping(mapping, kind, this.binding) : mapping;
+  }
+
   private async evaluate(rules: Record<string, FieldRule | readonly FieldRule[]>, options: RequestOptions): Promise<Record<string, unknown>> {
     await this.ensureLayout(options);
     const located = new Map<string, Located>();
@@ -87,11 +95,11 @@ export class DeviceReader {
       const point = this.locate(ref);
       if (point) located.set(ref, point);
     }
-    const words = await this.readBlocks(this.spansOf(located), options);
+    const blocks = await this.readBlocks(this.spansOf(located), options);
     const values: PointValues = new Map();
     const units = new Map<string, string | undefined>();
     for (const [ref, point] of located) {
-      values.set(ref, this.valueOf(point, words));
+      values.set(ref, this.valueOf(point, blocks));
       units.set(ref, point.def.unit);
     }
     return evaluateFields(rules, values, units);
@@ -109,7 +117,9 @@ export class DeviceReader {
           start = Math.min(start, sf.address);
           end = Math.max(end, sf.address + 1);
         } else if (sf) {
-          spans.push({ fn, start: sf.address, length: 1, segment: 'map' });
+          // Too far apart for one request (model 160 beyond its 6th module): the scale factor is
+          // read on its own, the one place a value and its SF may come from two requests.
+          spans.push({ fn, start: sf.address, length: 1, segment: sunspec ? 'sunspec' : 'map' });
         }
         spans.push({ fn, start, length: end - start, segment: sunspec ? 'sunspec' : 'map' });
       }
@@ -117,11 +127,11 @@ export class DeviceReader {
     return spans;
   }
 
-  private async readBlocks(spans: Span[], options: RequestOptions): Promise<Map<number, number>> {
+  private async readBlocks(spans: Span[], options: RequestOptions): Promise<ReadBlock[]> {
     const maxGap = this.definition.maxGap ?? (this.definition.family === 'sunspec' ? Number.POSITIVE_INFINITY : 0);
     const blocks = planReads(spans, maxGap);
     this.lastBlocks = blocks;
-    const words = new Map<number, number>();
+    const read: ReadBlock[] = [];
     for (const block of blocks) {
       let data: number[];
       try {
@@ -132,25 +142,31 @@ export class DeviceReader {
         }
         throw err;
       }
-      data.forEach((word, i) => words.set(block.fn * 0x10000 + block.start + i, word));
+      read.push({ fn: block.fn, start: block.start, data });
     }
-    return words;
+    return read;
   }
 
-  private valueOf(point: Located, words: Map<number, number>): number | string | undefined {
+  /** A point's value; a sum over blocks is absent when any block (or its SF) is not implemented. */
+  private valueOf(point: Located, blocks: ReadBlock[]): number | string | undefined {
     const sunspec = this.definition.family === 'sunspec';
     const fn = point.def.fn ?? 3;
-    let sf: number | undefined;
-    if (point.sf) {
-      const raw = decodeRaw([words.get(fn * 0x10000 + point.sf.address)!], point.sf.def, true);
-      sf = typeof raw === 'number' ? raw : undefined;
-    }
+    const size = wordsOf(point.def);
     let total: number | undefined;
     for (const address of point.addresses) {
-      const slice = Array.from({ length: wordsOf(point.def) }, (_, i) => words.get(fn * 0x10000 + address + i) ?? 0);
+      const block = blockWith(blocks, fn, address, size, point.sf?.address);
+      const slice = Array.from({ length: size }, (_, i) => block?.data[address + i - block.start] ?? 0);
+      let sf: number | undefined;
+      if (point.sf) {
+        // The SF from the same answer as the value whenever the plan could put them together.
+        const sfBlock = blockWith(blocks, fn, point.sf.address, 1, address) ?? blockWith(blocks, fn, point.sf.address, 1);
+        const raw = decodeRaw([sfBlock?.data[point.sf.address - sfBlock.start] ?? 0x8000], point.sf.def, true);
+        sf = typeof raw === 'number' ? raw : undefined;
+      }
       const value = applyScale(decodeRaw(slice, point.def, sunspec), point.def, sf);
       if (point.addresses.length === 1) return value;
-      if (typeof value === 'number') total = (total ?? 0) + value;
+      if (typeof value !== 'number') return undefined;
+      total = (total ?? 0) + value;
     }
     return total;
   }
@@ -172,9 +188,14 @@ export class DeviceReader {
     let addresses = [origin + def.register];
     if (group.repeating && index !== undefined) {
       const at = (n: number) => origin + group.repeating!.start + (n - 1) * group.repeating!.size + def.register;
-      if (index === '*') addresses = Array.from({ length: blocks }, (_, n) => at(n + 1));
-      else if (index >= 1 && index <= blocks) addresses = [at(index)];
-      else return undefined;
+      const all = Array.from({ length: blocks }, (_, n) => n + 1);
+      let chosen: number[];
+      if (index === '*') chosen = all;
+      else if (typeof index === 'number') chosen = [index];
+      else chosen = index.except ? all.filter((n) => !index.blocks.includes(n)) : index.blocks;
+      // A block the device does not have, or an empty set, leaves the point absent.
+      if (chosen.length === 0 || chosen.some((n) => n < 1 || n > blocks)) return undefined;
+      addresses = chosen.map(at);
     }
     const sfDef = def.sf ? group.points[def.sf] : undefined;
     if (def.sf && !sfDef) throw new Error(`driver ${this.definition.type}: unknown scale factor ${groupName}.${def.sf}`);
@@ -194,13 +215,20 @@ export class DeviceReader {
       const map = await detectSunSpec((address, count) => this.line.readRegisters(unitId, 3, address, count, options), bases);
       if (!map) continue;
       this.unitId = unitId;
-      const requires = this.definition.kinds[this.kind]?.requires ?? [];
+      const requires = this.mappingOf(this.kind)?.requires ?? [];
       const fits = (models: SunSpecModel[]) => requires.some((g) => models.some((m) => this.definition.groups[g]?.models?.includes(m.id)));
       this.models = map.devices.find(fits) ?? map.devices[0]!;
       return;
     }
     throw new ModbusExceptionError(EXCEPTION_ILLEGAL_ADDRESS, `no SunSpec map on unit ${units.join(' or ')}`);
   }
+}
+
+/** The block that holds `size` words at `address`, preferring one that also holds `near`. */
+function blockWith(blocks: ReadBlock[], fn: number, address: number, size: number, near?: number): ReadBlock | undefined {
+  const holds = (b: ReadBlock, a: number, n: number) => b.fn === fn && a >= b.start && a + n <= b.start + b.data.length;
+  return blocks.find((b) => holds(b, address, size) && (near === undefined || holds(b, near, 1)))
+    ?? (near === undefined ? undefined : blocks.find((b) => holds(b, address, size)));
 }
 
 function numbers(value: unknown): number[] | undefined {

@@ -1,6 +1,7 @@
 // The shape of a driver definition: a device family declared as data (drivers/*.ts). Points say
 // where a value lives and how it is encoded; fields say how points become the API's fields, in the
 // API's units and enums. The engine (device-reader.ts) needs nothing else.
+import type { DriverBinding } from '../domain/device.ts';
 import type { DeviceKind, VendorDomain } from '../domain/vocabulary.ts';
 import type { LineOptions } from '../transport/modbus-line.ts';
 
@@ -37,7 +38,8 @@ export interface PointGroup {
   points: Record<string, PointDef>;
 }
 
-/** A reference to a point: `group.point`, with `[n]` for the n-th repeating block or `[*]` for their sum. */
+/** A reference to a point: `group.point`, with `[n]` for the n-th repeating block, `[*]` for their sum,
+ * `[1,2]` for the sum of the listed blocks, `[^3,4]` for all but those (see point-ref.ts). */
 export type PointRef = string;
 
 export type FieldRule =
@@ -89,6 +91,9 @@ export interface DriverDefinition {
   commands?: Record<string, CommandDef>;
   /** The binding may carry its own `points` and `fields` (the generic register-map driver). */
   configurable?: boolean;
+  /** Per-device settings of a binding that change a kind's mapping (e.g. SunSpec `batteryMppt`);
+   * throws on a malformed setting. */
+  adaptMapping?: (mapping: KindMapping, kind: DeviceKind, binding: DriverBinding) => KindMapping;
 }
 
 /** Identity helper that type-checks a definition where it is written. */

@@ -162,3 +162,48 @@ export function sunspecBattery(site: SiteModel, options: BatterySimOptions = {})
   };
   return unit;
 }
+
+export interface HybridSimOptions extends SunSpecSimOptions {
+  /** Model 160 modules whose DCW stays "not implemented" (0xFFFF), as on a device that lacks them. */
+  missingModules?: number[];
+}
+
+/**
+ * A hybrid inverter laid out like a Fronius GEN24 Plus: inverter (103), nameplate (120), storage
+ * (124: SoC, no power) and model 160 with four modules, 1 "PV1", 2 "PV2", 3 "StCha" (DC power into
+ * the battery) and 4 "StDisCha" (DC power out of it). There is no model 802: the battery power is
+ * only in model 160. DCW_SF changes with the power, as the scaled models do.
+ */
+export function sunspecHybrid(site: SiteModel, options: HybridSimOptions = {}): SunSpecUnit {
+  const unit = new SunSpecUnit([commonSpec(options), { id: 103 }, { id: 120 }, { id: 124 }, { id: 160, modules: 4 }], options);
+  common(unit, options, 'Symo GEN24 10.0 Plus');
+  unit.set(120, 'DERTyp', 82);
+  unit.set(120, 'WHRtg', Math.round(site.batteryCapacityWh / 10));
+  unit.set(120, 'WHRtg_SF', 1);
+  unit.set(124, 'WChaMax', site.batteryMaxW);
+  unit.set(124, 'WChaMax_SF', 0);
+  unit.set(124, 'ChaState_SF', -1);
+  unit.set(160, 'DCWH_SF', 0);
+  ['PV1', 'PV2', 'StCha', 'StDisCha'].forEach((name, i) => {
+    unit.set(160, 'ID', i + 1, i + 1);
+    unit.set(160, 'IDStr', name, i + 1);
+  });
+  const missing = new Set(options.missingModules ?? []);
+  unit.onRead = () => {
+    const now = site.read();
+    const dc = [now.pvW * 0.6, now.pvW * 0.4, Math.max(now.batteryW, 0), Math.max(-now.batteryW, 0)];
+    // Model 160 DCW is uint16 with one DCW_SF for every module: tenths of a W while they all fit.
+    const sf = Math.max(...dc) * 10 <= 65534 ? -1 : 0;
+    unit.set(160, 'DCW_SF', sf);
+    dc.forEach((w, i) => {
+      if (!missing.has(i + 1)) unit.set(160, 'DCW', Math.round(w / 10 ** sf), i + 1);
+    });
+    const [w, wSf] = scaled(now.pvW - now.batteryW, 0);
+    unit.set(103, 'W', w);
+    unit.set(103, 'W_SF', wSf);
+    unit.set(103, 'St', now.pvW > 0 || now.batteryW < 0 ? 4 : 2);
+    unit.set(124, 'ChaState', Math.round(now.socPct * 10));
+    unit.set(124, 'ChaSt', now.batteryW > 0 ? 4 : now.batteryW < 0 ? 3 : 6);
+  };
+  return unit;
+}

@@ -10,7 +10,7 @@ import { DeviceReader } from '../../src/runtime/device-reader.ts';
 import { LinePool } from '../../src/transport/line-pool.ts';
 import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
-import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
 import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
 import { BatteryChargeState, PvPowerState } from '../../src/domain/schemas.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
@@ -21,19 +21,27 @@ const NOON = Date.parse('2026-06-21T11:00:00Z');
 interface Case { kind: DeviceKind; binding: Record<string, unknown> }
 interface Rig { units: Record<number, SimUnit>; cases: Case[] }
 
+/** A hybrid inverter's battery and PV power from its model 160 modules (3 StCha, 4 StDisCha). */
+const HYBRID = { batteryMppt: { charge: [3], discharge: [4] } };
+
 const sunspecRig = (unitFor: (u: number) => number) => (site: SiteModel): Rig => ({
-  units: { [unitFor(1)]: sunspecInverter(site), [unitFor(2)]: sunspecBattery(site), [unitFor(3)]: sunspecMeter(site) },
+  units: {
+    [unitFor(1)]: sunspecInverter(site), [unitFor(2)]: sunspecBattery(site), [unitFor(3)]: sunspecMeter(site),
+    [unitFor(4)]: sunspecHybrid(site),
+  },
   cases: [
     { kind: 'pvInverter', binding: { unitId: unitFor(1) } },
     { kind: 'battery', binding: { unitId: unitFor(2) } },
     { kind: 'meter', binding: { unitId: unitFor(3) } },
+    { kind: 'battery', binding: { unitId: unitFor(4), ...HYBRID } },
+    { kind: 'pvInverter', binding: { unitId: unitFor(4), solarPowerFrom: 'mppt', ...HYBRID } },
   ],
 });
 
 /** A simulator for every definition: a new definition without one fails this test. */
 const SIMULATORS: Record<string, (site: SiteModel) => Rig> = {
   sunspec: sunspecRig((u) => u),
-  fronius: sunspecRig((u) => [1, 2, 200][u - 1]!),
+  fronius: sunspecRig((u) => [1, 2, 200, 3][u - 1]!),
   // SMA answers on unit 126; the battery inverter and meter of this rig sit behind other ids.
   sma: (site) => ({
     units: { 126: sunspecInverter(site, { manufacturer: 'SMA' }), 3: sunspecBattery(site), 4: sunspecMeter(site) },

@@ -3,6 +3,7 @@ SunSpec model definitions (ordered point lists, offsets summed here), values set
 
 usage: pymodbus_sunspec_server.py PORT LAYOUT_JSON DEVICES_JSON
 DEVICES_JSON: {"unitId": [[model, {"Point": value, ...}], ...], ...}; prints READY when serving.
+Model 160 takes "modules": [{"Point": value, ...}, ...], laid out from its repeating point list; N is set.
 """
 import asyncio
 import json
@@ -28,20 +29,30 @@ def encode(kind, size, value):
     return [int(value) & 0xFFFF]
 
 
+def block(points, values):
+    words = []
+    for name, kind, size in points:
+        if name in values:
+            words += encode(kind, size, values[name])
+        elif kind in MISSING and (kind != "float32" or size == 2):
+            words += MISSING[kind]
+        else:
+            words += [0] * size
+    return words
+
+
 def layout(models, layouts, base=40000):
     regs = {base: 0x5375, base + 1: 0x6E53}
     addr = base + 2
     for model_id, values in models:
         entry = layouts[str(model_id)]
         entry = layouts[entry["same"]] if "same" in entry else entry
-        words = []
-        for name, kind, size in entry["points"]:
-            if name in values:
-                words += encode(kind, size, values[name])
-            elif kind in MISSING and (kind != "float32" or size == 2):
-                words += MISSING[kind]
-            else:
-                words += [0] * size
+        modules = values.get("modules", [])
+        if modules:
+            values = dict(values, N=len(modules))
+        words = block(entry["points"], values)
+        for module in modules:
+            words += block(entry["repeating"], module)
         regs[addr] = model_id
         regs[addr + 1] = len(words)
         for i, w in enumerate(words):

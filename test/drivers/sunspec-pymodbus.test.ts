@@ -25,6 +25,12 @@ const DEVICES = {
     [124, { WChaMax: 5120, WChaMax_SF: 0, MinRsvPct: 150, MinRsvPct_SF: -1, ChaState: 735, ChaState_SF: -1, ChaSt: 3 }],
     [802, { WHRtg: 7680, WHRtg_SF: 0, SoC: 736, SoC_SF: -1, SoCRsvMin: 150, ChaSt: 3, State: 3, W: 1875, W_SF: 0, WChaRteMax: 5120, WDisChaRteMax: 5120, WChaDisChaMax_SF: 0 }]],
   4: [[1, { Mn: 'Acme', Md: 'Float' }], [113, { W: 2500.5, Hz: 50, WH: 1000, St: 7 }]],
+  // A hybrid inverter: model 160 with two PV modules and two battery modules (charge, discharge).
+  5: [[1, { Mn: 'Fronius', Md: 'Symo GEN24 10.0 Plus' }], [103, { W: 3570, W_SF: 0, St: 4 }],
+    [160, { DCW_SF: 1, modules: [{ ID: 1, IDStr: 'PV1', DCW: 312 }, { ID: 2, IDStr: 'PV2', DCW: 205 }, { ID: 3, IDStr: 'StCha', DCW: 0 }, { ID: 4, IDStr: 'StDisCha', DCW: 150 }] }]],
+  // The same with DCW_SF "not implemented" (0x8000): no module value can be scaled.
+  6: [[1, { Mn: 'Fronius', Md: 'Symo GEN24 10.0 Plus' }], [103, { W: 3570, W_SF: 0, St: 4 }],
+    [160, { modules: [{ DCW: 312 }, { DCW: 205 }, { DCW: 0 }, { DCW: 150 }] }]],
 };
 
 function freePort(): Promise<number> {
@@ -54,8 +60,8 @@ test('the SunSpec driver reads a pymodbus server laid out from the SunSpec model
   await Promise.race([ready, once(AbortSignal.timeout(10_000), 'abort').then(() => Promise.reject(new Error('pymodbus did not start')))]);
 
   const line = pool.get({ kind: 'tcp', host: '127.0.0.1', port });
-  const read = (kind: 'pvInverter' | 'meter' | 'battery', unitId: number) =>
-    new DeviceReader(sunspec, { type: 'sunspec', host: '127.0.0.1', port, unitId }, kind, line);
+  const read = (kind: 'pvInverter' | 'meter' | 'battery', unitId: number, settings: Record<string, unknown> = {}) =>
+    new DeviceReader(sunspec, { type: 'sunspec', host: '127.0.0.1', port, unitId, ...settings }, kind, line);
 
   const pv = read('pvInverter', 1);
   assert.deepEqual(await pv.readState(), { solarPower: 4.321, state: 'PRODUCING' });
@@ -67,4 +73,13 @@ test('the SunSpec driver reads a pymodbus server laid out from the SunSpec model
   });
   assert.deepEqual(await battery.readStatic(), { model: 'HVS 7.7', manufacturer: 'BYD', batteryCapacity: 7.68 });
   assert.deepEqual(await read('pvInverter', 4).readState(), { solarPower: 2.501, state: 'FAULT' });
+
+  // Model 160: DCW_SF at offset 4, N at 8, module i (from 0) at 10 + 20i with DCW at +11.
+  const split = { batteryMppt: { charge: [3], discharge: [4] } };
+  assert.deepEqual(await read('battery', 5, split).readState(), { chargeRate: -1.5, chargingState: 'DISCHARGING' });
+  assert.deepEqual(await read('battery', 5, { batteryMppt: [4] }).readState(), { chargeRate: -1.5, chargingState: 'DISCHARGING' });
+  assert.deepEqual(await read('pvInverter', 5, { solarPowerFrom: 'mppt', ...split }).readState(), { solarPower: 5.17, state: 'PRODUCING' });
+  assert.deepEqual(await read('pvInverter', 5, split).readState(), { solarPower: 3.57, state: 'PRODUCING' });
+  assert.deepEqual(await read('battery', 6, split).readState(), {});
+  assert.deepEqual(await read('pvInverter', 6, { solarPowerFrom: 'mppt' }).readState(), { state: 'PRODUCING' });
 });

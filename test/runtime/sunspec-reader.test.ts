@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
-import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
 import { LinePool } from '../../src/transport/line-pool.ts';
 import { DeviceReader } from '../../src/runtime/device-reader.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -105,4 +105,56 @@ test('detection finds SMA on unit 126 and a map at base 50000; a unit without a 
   assert.deepEqual(await found.detectKinds(), ['pvInverter']);
   assert.equal(found.unit, 126);
   await assert.rejects(reader('pvInverter', { unitId: 1 }).readState(), /exception 11|no SunSpec map/);
+});
+
+const SPLIT = { batteryMppt: { charge: [3], discharge: [4] } }; // GEN24: 3 StCha, 4 StDisCha
+
+test('a hybrid inverter: chargeRate and solarPower from model 160 modules, scaled by DCW_SF in the same request', async (t) => {
+  const site = new SiteModel({ now: () => NOON, initialSocPct: 50 });
+  const hybrid = sunspecHybrid(site);
+  const { reader } = await rig(t, { 1: hybrid });
+  const now = site.read();
+  assert.ok(now.batteryW > 0 && now.pvW > 0, 'the battery charges at noon');
+  const battery = reader('battery', SPLIT);
+  const state = await battery.readState();
+  assert.equal(state['chargeRate'], now.batteryW / 1000);
+  assert.equal(state['chargingState'], 'CHARGING');
+  assert.equal(state['stateOfCharge'], Math.round(now.socPct * 10) / 10);
+  const [sf, dcw4] = [hybrid.address(160, 'DCW_SF'), hybrid.address(160, 'DCW', 4)];
+  assert.ok(battery.lastBlocks.some((b) => b.start <= sf && b.start + b.length > dcw4), 'DCW_SF and the modules in one request');
+  // Without the setting the device has no battery power of its own (no model 802).
+  assert.equal('chargeRate' in (await reader('battery').readState()), false);
+  const pv = await reader('pvInverter', { solarPowerFrom: 'mppt', ...SPLIT }).readState();
+  assert.ok(Math.abs((pv['solarPower'] as number) - now.pvW / 1000) <= 0.001, `${pv['solarPower']} vs ${now.pvW / 1000}`);
+  assert.equal(pv['state'], 'PRODUCING');
+  const ac = await reader('pvInverter', SPLIT).readState();
+  assert.equal(ac['solarPower'], (now.pvW - now.batteryW) / 1000, 'the default stays the AC W of model 103');
+});
+
+test('batteryMppt as a list: DC power out of the battery modules is discharging; invert still flips it', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T22:00:00Z'), initialSocPct: 80 });
+  const { reader } = await rig(t, { 1: sunspecHybrid(site) });
+  const now = site.read();
+  assert.ok(now.batteryW < 0, 'the battery discharges at night');
+  const state = await reader('battery', { batteryMppt: [3, 4] }).readState();
+  assert.equal(state['chargeRate'], now.batteryW / 1000);
+  assert.equal(state['chargingState'], 'DISCHARGING');
+  const inverted = await reader('battery', { batteryMppt: [4], invert: ['chargeRate'] }).readState();
+  assert.equal(inverted['chargeRate'], -now.batteryW / 1000);
+  const pv = await reader('pvInverter', { solarPowerFrom: 'mppt', batteryMppt: [3, 4] }).readState();
+  assert.equal(pv['solarPower'], 0);
+});
+
+test('a not-implemented module, or a module the device lacks, leaves the field absent; bad settings are refused', async (t) => {
+  const site = new SiteModel({ now: () => NOON, initialSocPct: 50 });
+  const { reader } = await rig(t, { 1: sunspecHybrid(site, { missingModules: [2, 4] }) });
+  const battery = await reader('battery', SPLIT).readState();
+  assert.equal('chargeRate' in battery, false);
+  assert.equal(battery['chargingState'], 'CHARGING', 'model 124 ChaSt still answers');
+  const pv = await reader('pvInverter', { solarPowerFrom: 'mppt', ...SPLIT }).readState();
+  assert.equal('solarPower' in pv, false);
+  assert.equal('chargeRate' in (await reader('battery', { batteryMppt: [3, 5] }).readState()), false);
+  assert.ok(typeof (await reader('battery', { batteryMppt: [3] }).readState())['chargeRate'] === 'number');
+  await assert.rejects(reader('battery', { batteryMppt: [0] }).readState(), /module numbers from 1/);
+  await assert.rejects(reader('pvInverter', { solarPowerFrom: 'dc' }).readState(), /solarPowerFrom/);
 });
