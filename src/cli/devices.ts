@@ -14,25 +14,44 @@ import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { summary } from './scan.ts';
 
-export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list>
+export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
               [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
-  devices list`;
+  devices list
+  devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted`;
 
 const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
 
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'add' && sub !== 'list') {
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove') {
     io.err(DEVICES_USAGE);
     return 2;
   }
   const store = Store.open(resolve(dataDir, 'hub.db'));
   try {
+    if (sub === 'remove') return remove(store, rest, io);
     return sub === 'list' ? list(store, io) : await add(store, rest, io);
   } finally {
     store.close();
   }
+}
+
+/** The same deletion as the API's DELETE: a running daemon stops polling it at its next reload. */
+function remove(store: Store, args: string[], io: CliIo): number {
+  const [id] = args;
+  if (!id) {
+    io.err(DEVICES_USAGE);
+    return 2;
+  }
+  const device = store.devices.get(id);
+  if (!device) {
+    io.err(`No device ${id}.`);
+    return 1;
+  }
+  const failed = store.deleteDevice(device, Date.now());
+  io.out(`Removed ${device.kind} ${id}${failed > 0 ? `; ${failed} pending command${failed === 1 ? '' : 's'} failed` : ''}.`);
+  return 0;
 }
 
 function list(store: Store, io: CliIo): number {

@@ -1,7 +1,7 @@
 // A simulated Huawei SUN2000 with a LUNA2000 battery and a DTSU666-H meter, laid out from Huawei's
 // "SUN2000 MODBUS Interface Definitions": only the documented blocks exist, anything else answers
 // exception 2, as the real inverter does.
-import type { SimUnit } from './modbus-sim-server.ts';
+import { readHoldingRegisters, type SimUnit } from './modbus-sim-server.ts';
 import type { SiteModel } from './site-model.ts';
 
 /** Documented register blocks [first, last] that this simulator serves. */
@@ -41,13 +41,7 @@ export class HuaweiUnit implements SimUnit {
   read(fn: 3 | 4, address: number, count: number): number[] | null {
     if (fn !== 3) return null;
     this.onRead?.();
-    const out: number[] = [];
-    for (let a = address; a < address + count; a++) {
-      const value = this.registers.get(a);
-      if (value === undefined) return null;
-      out.push(value);
-    }
-    return out;
+    return readHoldingRegisters(this.registers, fn, address, count);
   }
 
   write(address: number, values: number[]): boolean {

@@ -21,6 +21,18 @@ export interface SimUnit {
   write?(address: number, values: number[]): boolean;
 }
 
+/** Reads holding registers (function 3) from a register map: null when any is missing (exception 2). */
+export function readHoldingRegisters(registers: ReadonlyMap<number, number>, fn: 3 | 4, address: number, count: number): number[] | null {
+  if (fn !== 3) return null;
+  const out: number[] = [];
+  for (let a = address; a < address + count; a++) {
+    const value = registers.get(a);
+    if (value === undefined) return null;
+    out.push(value);
+  }
+  return out;
+}
+
 export interface SimServerOptions {
   host?: string;
   port?: number;

@@ -3,7 +3,7 @@
 // Offsets are computed here by summing point sizes, independently of the driver's offset tables,
 // so a wrong offset on either side shows up as a failing test instead of a shared mistake.
 import layouts from './sunspec-models.json' with { type: 'json' };
-import type { SimUnit } from './modbus-sim-server.ts';
+import { readHoldingRegisters, type SimUnit } from './modbus-sim-server.ts';
 
 type PointEntry = [name: string, type: string, size: number];
 interface LayoutEntry { points?: PointEntry[]; repeating?: PointEntry[]; same?: string }
@@ -59,13 +59,7 @@ export class SunSpecUnit implements SimUnit {
   read(fn: 3 | 4, address: number, count: number): number[] | null {
     if (fn !== 3) return null;
     this.onRead?.();
-    const out: number[] = [];
-    for (let a = address; a < address + count; a++) {
-      const value = this.registers.get(a);
-      if (value === undefined) return null;
-      out.push(value);
-    }
-    return out;
+    return readHoldingRegisters(this.registers, fn, address, count);
   }
 
   write(address: number, values: number[]): boolean {

@@ -89,3 +89,19 @@ test('config check reports every problem of a file without starting', async (t) 
   assert.match(w.err.join('\n'), /2 problems in .*bad\.yaml:\n  http\.port: must be at least 0\n  http\.hots: is not a known field/);
   assert.equal(readFileSync(bad, 'utf8').length > 0, true);
 });
+
+test('devices remove deletes for good and fails pending commands', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const store = w.open();
+  t.after(() => store.close());
+  store.commands.create({ id: '22222222-2222-4222-8222-222222222222', deviceId: ids.vehicle, deviceKind: 'vehicle', userId: 'u', type: 'CHARGING_STOP', payload: undefined, createdAtMs: 1, expiresAtMs: 2 });
+  assert.equal(await w.run('devices', 'remove', ids.vehicle), 0);
+  assert.match(w.out.join('\n'), /Removed vehicle .*; 1 pending command failed\./);
+  assert.equal(store.devices.get(ids.vehicle), undefined);
+  assert.equal(store.devices.wasDeleted(ids.vehicle), true);
+  assert.equal(store.commands.get('22222222-2222-4222-8222-222222222222')?.state, 'FAILED');
+  assert.equal(await w.run('devices', 'remove', ids.vehicle), 1);
+  assert.equal(await w.run('devices', 'remove'), 2);
+});
