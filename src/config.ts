@@ -20,7 +20,27 @@ export const ConfigSchema = z.strictObject({
   }).prefault({}),
   commands: z.strictObject({
     ttlSeconds: z.int().min(1).max(7 * 24 * 3600).default(900),
+    /** Longest wait for a device to confirm a command it was sent. */
+    confirmTimeoutSeconds: z.int().min(1).max(3600).default(30),
   }).prefault({}),
+  /** The household's MQTT broker: MQTT drivers listen and command through it, events go out on it. */
+  mqtt: z.strictObject({
+    url: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL'),
+    clientId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').optional(),
+    username: z.string().optional(),
+    password: z.string().optional(),
+    caFile: z.string().optional(),
+    certFile: z.string().optional(),
+    keyFile: z.string().optional(),
+    /** 5 (default) falls back to 3.1.1 when the broker only speaks that; 4 forces 3.1.1. */
+    protocolVersion: z.union([z.literal(4), z.literal(5)]).optional(),
+    /** Silence after which a device whose bridge has no last will is shown offline. */
+    staleAfterSeconds: z.int().min(5).max(24 * 3600).default(300),
+    events: z.strictObject({
+      enabled: z.boolean().default(true),
+      topicPrefix: z.string().regex(/^[^#+]+$/, 'must not contain MQTT wildcards').default('home-energy-hub/events'),
+    }).prefault({}),
+  }).optional(),
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
   }).prefault({}),
@@ -81,6 +101,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     else problems.push({ field: 'HUB_HTTP_PORT', message: 'must be a port number' });
   }
   if (env['HUB_PUBLIC_URL']) http['publicUrl'] = env['HUB_PUBLIC_URL'];
+  if (env['HUB_MQTT_URL']) merged['mqtt'] = { ...(merged['mqtt'] ?? {}), url: env['HUB_MQTT_URL'] };
   if (env['HUB_API_KEY']) merged['apiKey'] = env['HUB_API_KEY'];
   if (env['HUB_LOG_LEVEL']) merged['logLevel'] = env['HUB_LOG_LEVEL'];
   const result = ConfigSchema.safeParse(merged, { reportInput: true });

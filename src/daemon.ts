@@ -17,6 +17,15 @@ import { builtInDrivers } from '../drivers/index.ts';
 import { HealthMonitor } from './runtime/health.ts';
 import { MetricsRegistry } from './runtime/metrics.ts';
 import { Relay } from './runtime/relay.ts';
+import { HubEvents } from './runtime/events/hub-events.ts';
+import { DeviceWatcher } from './runtime/events/device-watcher.ts';
+import { EventPublisher } from './runtime/events/event-publisher.ts';
+import { CommandWorker } from './runtime/commands/command-worker.ts';
+import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
+import { HubRuntime } from './runtime/hub-runtime.ts';
+import { BrokerLink } from './transport/broker-link.ts';
+import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
+import type { CommandExecutor } from './runtime/commands/executor.ts';
 
 export interface DaemonOptions {
   config: Config;
@@ -43,6 +52,15 @@ export class Daemon {
   runtime: Runtime = storedStateRuntime;
   /** Polls devices with Modbus driver bindings; answers refreshes for them. */
   modbus: ModbusRuntime | undefined;
+  /** Drives devices with MQTT driver bindings, when a broker is configured. */
+  mqtt: MqttRuntime | undefined;
+  /** The connection to the household broker (MQTT drivers and events). */
+  broker: BrokerLink | undefined;
+  worker: CommandWorker | undefined;
+  /** Everything that happens, in process: state changes, devices, commands. */
+  readonly events = new HubEvents();
+  private watcher: DeviceWatcher | undefined;
+  private publisher: EventPublisher | undefined;
 
   constructor(private readonly options: DaemonOptions) {}
 
@@ -75,10 +93,36 @@ export class Daemon {
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     this.options.beforeListen?.(this.store);
     // Modbus drivers: their makers become available vendors; polling starts on the open store.
-    this.modbus = new ModbusRuntime({ store: this.store, registry: builtInDrivers(), log, clock });
+    const store = this.store;
+    this.modbus = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events: this.events });
     this.modbus.registerVendors(this.vendors);
-    if (this.runtime === storedStateRuntime || this.runtime instanceof ModbusRuntime) this.runtime = this.modbus;
+    // MQTT drivers need the household broker; without one their makers are not available.
+    if (config.mqtt) {
+      const { events: eventSettings, staleAfterSeconds, ...endpoint } = config.mqtt;
+      this.broker = new BrokerLink(endpoint, log.child({ part: 'broker' }));
+      this.mqtt = new MqttRuntime({
+        store, registry: builtInMqttDrivers(), link: this.broker, events: this.events, clock, log,
+        settings: { defaultStaleAfterMs: staleAfterSeconds * 1000 },
+      });
+      this.mqtt.registerVendors(this.vendors);
+      if (eventSettings.enabled) {
+        this.publisher = new EventPublisher(this.events, this.mqtt, eventSettings.topicPrefix.replace(/\/+$/, ''));
+        this.publisher.start();
+      }
+    }
+    const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : [])];
+    this.worker = new CommandWorker({
+      store, executors, events: this.events, clock, log, settings: { confirmTimeoutMs: config.commands.confirmTimeoutSeconds * 1000 },
+    });
+    this.watcher = new DeviceWatcher(store, this.events, clock);
+    if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
+      this.runtime = new HubRuntime({ modbus: this.modbus, mqtt: this.mqtt, worker: this.worker, watcher: this.watcher });
+    }
     this.modbus.start();
+    this.mqtt?.start();
+    this.broker?.start();
+    this.watcher.start();
+    this.worker.start();
 
     const settings = {
       ...DEFAULT_API_SETTINGS,
@@ -125,9 +169,17 @@ export class Daemon {
         server.closeIdleConnections();
       });
     }
+    // Running commands finish (or fail with a reason) while their drivers are still there.
+    await this.worker?.stop();
+    this.watcher?.stop();
     this.health?.stop();
     await this.modbus?.stop();
     this.modbus = undefined;
+    await this.mqtt?.stop();
+    this.publisher?.stop();
+    await this.broker?.stop();
+    this.mqtt = undefined;
+    this.broker = undefined;
     this.store?.close();
     this.store = undefined;
     this.options.log.info('hub stopped');

@@ -40,6 +40,7 @@ export type CommandState = (typeof COMMAND_STATES)[number];
 export const HVAC_COMMAND_TYPES = ['SET_TEMPERATURE', 'SET_MODE', 'SET_SCHEDULE', 'POWER_BOOST'] as const;
 export const VEHICLE_COMMAND_TYPES = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT', 'SET_CHARGING_SCHEDULE'] as const;
 export type CommandType = (typeof HVAC_COMMAND_TYPES)[number] | (typeof VEHICLE_COMMAND_TYPES)[number];
+export const COMMAND_TYPES: readonly CommandType[] = [...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES];
 
 /** Vendor codes per domain (decisions §2, "Vendor codes"). */
 export const HOME_POWER_VENDORS = ['FRONIUS', 'SMA', 'HUAWEI', 'TESLA', 'ENPHASE'] as const;

@@ -4,6 +4,7 @@
 import type { DriverBinding } from '../domain/device.ts';
 import type { DeviceKind, VendorDomain } from '../domain/vocabulary.ts';
 import type { LineOptions } from '../transport/modbus-line.ts';
+import type { CommandValue } from './mqtt/definition.ts';
 
 export type PointType =
   | 'int16' | 'uint16' | 'int32' | 'uint32' | 'acc32' | 'float32' | 'string'
@@ -63,10 +64,14 @@ export interface KindMapping {
   staticData?: Record<string, FieldRule | readonly FieldRule[]>;
 }
 
-/** A command a device can carry out: the value is converted to the point's unit and written. */
+/** A command a device can carry out: the value is converted to the point's unit and written. Keys
+ * that are API command types (SET_TEMPERATURE…) are carried out by the command worker: `value` says
+ * where the number comes from, and the write is confirmed by reading `confirmField` back. */
 export interface CommandDef {
   point: PointRef;
   unit?: Unit;
+  value?: CommandValue;
+  confirmField?: string;
 }
 
 export interface DriverDefinition {

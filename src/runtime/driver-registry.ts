@@ -3,8 +3,8 @@
 import { z } from 'zod';
 import type { DriverBinding } from '../domain/device.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
-import { DEVICE_KINDS } from '../domain/vocabulary.ts';
-import type { DriverDefinition, FieldRule, PointDef, PointGroup } from './driver-model.ts';
+import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../domain/vocabulary.ts';
+import type { CommandDef, DriverDefinition, FieldRule, PointDef, PointGroup } from './driver-model.ts';
 import { parseRef, refsOfRules } from './point-ref.ts';
 
 export class UnknownDriverError extends Error {
@@ -56,6 +56,7 @@ export class DriverRegistry {
       groups: { ...definition.groups, map: { points: custom.data.points as Record<string, PointDef> } },
       kinds: { ...definition.kinds, [kind]: { fields: prefixRefs(custom.data.fields as Record<string, FieldRule | FieldRule[]>) } },
       maxGap: custom.data.maxGap ?? definition.maxGap,
+      commands: { ...definition.commands, ...prefixCommands(custom.data.commands ?? {}) },
     };
     checkDefinition(merged);
     return merged;
@@ -86,7 +87,24 @@ const CustomMap = z.looseObject({
   points: z.record(z.string().regex(/^[A-Za-z0-9_]+$/), Point),
   fields: z.record(z.string(), z.any()),
   maxGap: z.int().min(0).max(124).optional(),
+  /** API commands the device takes, each written to one point (e.g. SET_TEMPERATURE → a setpoint). */
+  commands: z.partialRecord(z.enum(COMMAND_TYPES as [CommandType, ...CommandType[]]), z.strictObject({
+    point: z.string(),
+    unit: z.enum(['W', 'kW', 'Wh', 'kWh', '%', 'V', 'A', 'Hz', 'h', '']).optional(),
+    value: z.discriminatedUnion('from', [
+      z.strictObject({ from: z.literal('constant'), value: z.number() }),
+      z.strictObject({ from: z.literal('payload'), field: z.string(), scale: z.number().optional(), min: z.number().optional(), max: z.number().optional() }),
+      z.strictObject({ from: z.literal('payload-enum'), field: z.string(), map: z.record(z.string(), z.number()) }),
+    ]),
+    confirmField: z.string().optional(),
+  })).optional(),
 });
+
+function prefixCommands(commands: Record<string, CommandDef | undefined>): Record<string, CommandDef> {
+  const out: Record<string, CommandDef> = {};
+  for (const [type, def] of Object.entries(commands)) if (def) out[type] = { ...def, point: def.point.includes('.') ? def.point : `map.${def.point}` };
+  return out;
+}
 
 /** In a binding, points are named without a group; they live in the `map` group. */
 function prefixRefs(fields: Record<string, FieldRule | FieldRule[]>): Record<string, FieldRule | FieldRule[]> {

@@ -11,6 +11,10 @@ import { LinePool } from '../transport/line-pool.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { DriverRegistry } from './driver-registry.ts';
 import { DEFAULT_SCHEDULER_SETTINGS, PollScheduler, type SchedulerSettings } from './scheduler.ts';
+import { COMMAND_TYPES, type CommandType } from '../domain/vocabulary.ts';
+import { CommandFailure, type CommandExecutor } from './commands/executor.ts';
+import { commandValues } from './commands/command-values.ts';
+import type { HubEvents } from './events/hub-events.ts';
 
 export interface ModbusRuntimeDeps {
   store: Store;
@@ -20,9 +24,11 @@ export interface ModbusRuntimeDeps {
   settings?: Partial<SchedulerSettings>;
   /** Upper bound of a refresh, queueing included. */
   refreshTimeoutMs?: number;
+  events?: HubEvents;
 }
 
-export class ModbusRuntime implements Runtime {
+export class ModbusRuntime implements Runtime, CommandExecutor {
+  readonly name = 'modbus';
   readonly scheduler: PollScheduler;
   readonly pool: LinePool;
   private readonly refreshTimeoutMs: number;
@@ -30,7 +36,7 @@ export class ModbusRuntime implements Runtime {
   constructor(private readonly deps: ModbusRuntimeDeps) {
     const log = deps.log.child({ part: 'modbus' });
     this.pool = new LinePool(log);
-    this.scheduler = new PollScheduler(deps.store, deps.registry, this.pool, log, deps.clock, { ...DEFAULT_SCHEDULER_SETTINGS, ...deps.settings });
+    this.scheduler = new PollScheduler(deps.store, deps.registry, this.pool, log, deps.clock, { ...DEFAULT_SCHEDULER_SETTINGS, ...deps.settings }, deps.events);
     this.refreshTimeoutMs = deps.refreshTimeoutMs ?? 5000;
   }
 
@@ -58,9 +64,49 @@ export class ModbusRuntime implements Runtime {
     return result.record ?? device;
   }
 
-  // Command execution belongs to the command worker; Modbus commands are an optional capability of
-  // the driver definitions (DeviceReader.execute) for it to use.
+  // New commands reach the command worker, which calls execute() below.
   commandCreated(_command: CommandRecord): void {}
+
+  supportedCommands(device: DeviceRecord): readonly CommandType[] {
+    if (!this.handles(device)) return [];
+    try {
+      const commands = this.deps.registry.definitionFor(device.driver!).commands ?? {};
+      return COMMAND_TYPES.filter((type) => commands[type]?.value !== undefined);
+    } catch {
+      return [];
+    }
+  }
+
+  isReachable(device: DeviceRecord): boolean {
+    return this.scheduler.isReachable(device.id);
+  }
+
+  /** Writes the value; the device's write response and then a read-back of the field confirm it. */
+  async execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
+    const definition = this.deps.registry.definitionFor(device.driver!);
+    const def = definition.commands?.[type];
+    if (!def?.value) throw new CommandFailure(`${type} is not supported by this device's driver.`);
+    const [value] = commandValues(def.value, type, payload, {});
+    if (typeof value !== 'number') throw new CommandFailure(`${type}: a Modbus register takes a number.`);
+    const deadline = () => Math.max(1, this.refreshTimeoutMs);
+    try {
+      await this.scheduler.write(device, type, value, deadline());
+      if (signal.aborted) throw signal.reason;
+      if (!def.confirmField) return;
+      const result = await this.scheduler.refresh(device, deadline());
+      if (!result.ok) throw new CommandFailure('The device took the value but did not answer the read-back.');
+      const shown = result.record?.state?.[def.confirmField] ?? this.scheduler.writer.current(device.id)?.state?.[def.confirmField];
+      if (typeof shown !== 'number' || Math.abs(shown - value) > 1e-6 * Math.max(1, Math.abs(value))) {
+        throw new CommandFailure(`The device did not take the value: it reads back ${String(shown)} instead of ${value}.`);
+      }
+    } catch (err) {
+      if (err instanceof CommandFailure) throw err;
+      const code = (err as { code?: number }).code;
+      throw new CommandFailure(typeof code === 'number' && err instanceof Error && err.name === 'ModbusExceptionError'
+        ? `The device rejected the write (Modbus exception ${code}).`
+        : `The device could not be written: ${(err as Error).message}`.slice(0, 200));
+    }
+  }
 
   deviceDeleted(device: DeviceRecord): void {
     this.scheduler.remove(device.id);

@@ -14,6 +14,7 @@ import type { LineOptions, Priority } from '../transport/modbus-line.ts';
 import { DeviceReader } from './device-reader.ts';
 import type { DriverRegistry } from './driver-registry.ts';
 import { StateWriter } from './state-writer.ts';
+import type { HubEvents } from './events/hub-events.ts';
 
 export interface SchedulerSettings {
   /** How often due polls are started. */
@@ -73,9 +74,10 @@ export class PollScheduler extends EventEmitter {
     private readonly log: Logger,
     private readonly clock: Clock,
     readonly settings: SchedulerSettings = DEFAULT_SCHEDULER_SETTINGS,
+    events?: HubEvents,
   ) {
     super();
-    this.writer = new StateWriter(store.db, store.devices);
+    this.writer = new StateWriter(store.db, store.devices, events);
   }
 
   /** Whether this runtime drives the device (its binding names a Modbus definition). */
@@ -112,6 +114,19 @@ export class PollScheduler extends EventEmitter {
     const result = await this.poll(session, 'command', this.clock.now() + timeoutMs);
     this.flush();
     return { ...result, record: this.store.devices.get(device.id) };
+  }
+
+  /** Whether the device answered its last poll (or has not failed enough to count as offline). */
+  isReachable(deviceId: string): boolean {
+    const session = this.sessions.get(deviceId);
+    return session !== undefined && session.failures < this.settings.offlineAfterFailures;
+  }
+
+  /** Writes a command value through the device's driver, ahead of polls on its line. */
+  async write(device: DeviceRecord, command: string, value: number, timeoutMs: number): Promise<void> {
+    const session = this.sessions.get(device.id) ?? this.open(device);
+    if (!session) throw new Error('no usable driver binding');
+    await session.reader.execute(command, value, { priority: 'command', deadline: this.clock.now() + timeoutMs, timeoutMs: session.timeoutMs });
   }
 
   /** Writes pending state now. */

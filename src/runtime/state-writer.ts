@@ -6,6 +6,7 @@ import type { DeviceRecord } from '../domain/device.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { DeviceRepository } from '../store/devices.ts';
 import type { Db } from '../store/db.ts';
+import type { HubEvents } from './events/hub-events.ts';
 
 interface Written {
   /** JSON of the state without its lastUpdated stamp: what "changed" is compared on. */
@@ -24,7 +25,8 @@ export class StateWriter {
   private readonly written = new Map<string, Written>();
   private readonly pending = new Map<string, Pending>();
 
-  constructor(private readonly db: Db, private readonly devices: DeviceRepository) {}
+  /** With `events`, every flushed change is told as an `update` (or `offline`) event. */
+  constructor(private readonly db: Db, private readonly devices: DeviceRepository, private readonly events?: HubEvents) {}
 
   /** Remembers what the store holds for a device, so the first report is compared with it. */
   track(device: DeviceRecord): void {
@@ -105,7 +107,20 @@ export class StateWriter {
         last.isOnline = change.isOnline;
       }
     }
-    return batch.map(([id]) => id).filter((id) => !gone.includes(id));
+    const written = batch.filter(([id]) => !gone.includes(id));
+    if (this.events) {
+      const atMs = Date.now();
+      for (const [id, change] of written) {
+        const device = this.devices.get(id);
+        if (device) this.events.emit({ type: change.isOnline ? 'update' : 'offline', device, atMs });
+      }
+    }
+    return written.map(([id]) => id);
+  }
+
+  /** The state last written or about to be (what a command confirmation compares with). */
+  current(id: string): { state: Record<string, unknown> | null; isOnline: boolean } | undefined {
+    return this.latest(id);
   }
 
   /** What the device will look like once pending changes are written. */

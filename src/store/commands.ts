@@ -16,9 +16,11 @@ export interface CommandRecord {
   lastUpdatedMs: number;
   expiresAtMs: number;
   failedReason: string | null;
+  /** When the worker began sending it to the device; null while it waits its turn. */
+  startedAtMs: number | null;
 }
 
-export type NewCommand = Omit<CommandRecord, 'seq' | 'state' | 'lastUpdatedMs' | 'failedReason'>;
+export type NewCommand = Omit<CommandRecord, 'seq' | 'state' | 'lastUpdatedMs' | 'failedReason' | 'startedAtMs'>;
 
 interface CommandRow {
   seq: number;
@@ -33,6 +35,7 @@ interface CommandRow {
   last_updated: number;
   expires_at: number;
   failed_reason: string | null;
+  started_at: number | null;
 }
 
 export class CommandRepository {
@@ -44,6 +47,7 @@ export class CommandRepository {
   private readonly finish: Statement;
   private readonly failPendingOfDevice: Statement;
   private readonly byState: Statement<[]>;
+  private readonly start: Statement;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
@@ -58,6 +62,7 @@ export class CommandRepository {
     this.failPendingOfDevice = db.prepare(`UPDATE commands SET state = 'FAILED', failed_reason = @reason,
       last_updated = @now WHERE device_id = @deviceId AND state = 'PENDING'`);
     this.byState = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state');
+    this.start = db.prepare("UPDATE commands SET started_at = @now WHERE id = @id AND state = 'PENDING'");
   }
 
   /** How many commands are in each state (for metrics). */
@@ -71,7 +76,7 @@ export class CommandRepository {
   create(command: NewCommand): CommandRecord {
     const payload = command.payload === undefined ? null : JSON.stringify(command.payload);
     const { lastInsertRowid } = this.insert.run({ ...command, payload });
-    return { ...command, seq: Number(lastInsertRowid), state: 'PENDING', lastUpdatedMs: command.createdAtMs, failedReason: null };
+    return { ...command, seq: Number(lastInsertRowid), state: 'PENDING', lastUpdatedMs: command.createdAtMs, failedReason: null, startedAtMs: null };
   }
 
   get(id: string): CommandRecord | undefined {
@@ -88,6 +93,11 @@ export class CommandRepository {
   /** Every PENDING command of the hub, in execution order. */
   allPending(): CommandRecord[] {
     return (this.pending.all() as CommandRow[]).map(toRecord);
+  }
+
+  /** Records, durably, that the command is about to be sent; false when it is no longer PENDING. */
+  markStarted(id: string, nowMs: number): boolean {
+    return this.start.run({ id, now: nowMs }).changes > 0;
   }
 
   /** Moves a PENDING command to its final state; false when it was no longer PENDING. */
@@ -115,5 +125,6 @@ function toRecord(row: CommandRow): CommandRecord {
     lastUpdatedMs: row.last_updated,
     expiresAtMs: row.expires_at,
     failedReason: row.failed_reason,
+    startedAtMs: row.started_at,
   };
 }

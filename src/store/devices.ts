@@ -74,6 +74,7 @@ export class DeviceRepository {
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
   private readonly listDriven: Statement<[]>;
+  private readonly listIds: Statement<[]>;
   private readonly listAll: Statement<[]>;
   private readonly countAll: Statement<[]>;
   private readonly countKinds: Statement<[]>;
@@ -102,6 +103,7 @@ export class DeviceRepository {
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
     this.listAll = db.prepare('SELECT * FROM devices ORDER BY kind, created_at, id');
     this.listDriven = db.prepare('SELECT * FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id');
+    this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
   }
@@ -132,6 +134,11 @@ export class DeviceRepository {
   /** Every device, by kind (for export). */
   all(): DeviceRecord[] {
     return (this.listAll.all() as DeviceRow[]).map(toRecord);
+  }
+
+  /** Who every device is (the event watcher diffs them). */
+  identities(): { id: string; kind: DeviceKind; userId: string }[] {
+    return this.listIds.all() as { id: string; kind: DeviceKind; userId: string }[];
   }
 
   /** Every device the hub drives (it has a driver binding), oldest first. */

@@ -43,6 +43,15 @@ export class Store {
     })();
   }
 
+  /** Ends a live connect session by adding the device it paired; false (nothing written) when it was used or expired. */
+  completeConnectSession(token: string, device: DeviceRecord, nowMs: number): boolean {
+    return this.db.transaction(() => {
+      if (!this.connectSessions.consume(token, nowMs)) return false;
+      this.devices.save([device]);
+      return true;
+    })();
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

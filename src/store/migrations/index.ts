@@ -1,4 +1,5 @@
 // Append-only: never edit a migration that has shipped; add the next number instead.
 import m001 from './001-initial.ts';
+import m002 from './002-command-attempts.ts';
 
-export const MIGRATIONS: readonly string[] = [m001];
+export const MIGRATIONS: readonly string[] = [m001, m002];

@@ -1,0 +1,238 @@
+// Carries out PENDING commands through the device's driver, at once and in order per device (one at a
+// time per device, devices in parallel). A command is EXECUTED only when the device confirms; it
+// FAILS with a reason on rejection, timeout, expiry, deletion or when the driver cannot do it.
+//
+// Nothing runs twice: before anything is sent, the attempt is recorded durably (started_at). After a
+// crash, a PENDING command with an attempt may already have reached the device, so it fails with a
+// reason instead of being sent again; one without an attempt resumes, or fails when past its deadline.
+import type { Logger } from 'pino';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import type { CommandRecord } from '../../store/commands.ts';
+import type { Store } from '../../store/store.ts';
+import type { HubEvents } from '../events/hub-events.ts';
+import { CommandFailure, type CommandExecutor } from './executor.ts';
+
+export interface CommandWorkerSettings {
+  /** Longest wait for a device's confirmation, unless the driver's command says otherwise. */
+  confirmTimeoutMs: number;
+  /** How long stop() lets a running command finish before failing it. */
+  stopGraceMs: number;
+}
+
+export const DEFAULT_COMMAND_WORKER_SETTINGS: CommandWorkerSettings = {
+  confirmTimeoutMs: 30_000,
+  stopGraceMs: 5_000,
+};
+
+/** Vehicle commands a charger can carry out for the vehicle plugged into it. */
+const CHARGER_CAN_DO: readonly CommandType[] = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT'];
+
+interface DeviceQueue {
+  waiting: CommandRecord[];
+  running: { command: CommandRecord; abort: AbortController; done: Promise<void> } | undefined;
+}
+
+interface Target {
+  executor: CommandExecutor;
+  device: DeviceRecord;
+}
+
+export interface CommandWorkerDeps {
+  store: Store;
+  executors: readonly CommandExecutor[];
+  events: HubEvents;
+  clock: Clock;
+  log: Logger;
+  settings?: Partial<CommandWorkerSettings>;
+}
+
+export class CommandWorker {
+  private readonly queues = new Map<string, DeviceQueue>();
+  private readonly settings: CommandWorkerSettings;
+  private readonly log: Logger;
+  private stopping = false;
+  private started = false;
+
+  constructor(private readonly deps: CommandWorkerDeps) {
+    this.settings = { ...DEFAULT_COMMAND_WORKER_SETTINGS, ...deps.settings };
+    this.log = deps.log.child({ part: 'commands' });
+  }
+
+  /** Resumes what a previous run left PENDING. */
+  start(): void {
+    this.started = true;
+    const now = this.deps.clock.now();
+    for (const command of this.deps.store.commands.allPending()) {
+      if (command.startedAtMs !== null) {
+        this.finish(command, 'FAILED', 'The hub restarted while this command was being sent; it is not sent again, '
+          + 'so that it cannot run twice. Check the device and submit it again if needed.');
+      } else if (command.expiresAtMs <= now) {
+        this.finish(command, 'FAILED', 'Expired: the hub was not running before the command\'s deadline.');
+      } else {
+        this.enqueue(command);
+      }
+    }
+  }
+
+  /** A new PENDING command (already stored). */
+  enqueue(command: CommandRecord): void {
+    if (this.stopping || !this.started) return; // picked up from the store at the next start
+    let queue = this.queues.get(command.deviceId);
+    if (!queue) {
+      queue = { waiting: [], running: undefined };
+      this.queues.set(command.deviceId, queue);
+    }
+    queue.waiting.push(command);
+    if (!queue.running) this.drain(command.deviceId, queue);
+  }
+
+  /** The device is gone: its pending commands were failed by the store; stop the running one. */
+  deviceDeleted(deviceId: string): void {
+    const queue = this.queues.get(deviceId);
+    if (!queue) return;
+    queue.waiting = [];
+    queue.running?.abort.abort(new CommandFailure('The device was deleted before it confirmed the command.'));
+  }
+
+  /** Lets running commands finish within the grace period, then fails them; waiting ones stay PENDING. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    const running = [...this.queues.values()].flatMap((q) => (q.running ? [q.running] : []));
+    for (const queue of this.queues.values()) queue.waiting = [];
+    if (running.length === 0) return;
+    const grace = setTimeout(() => {
+      for (const r of running) r.abort.abort(new CommandFailure('The hub stopped before the device confirmed the command.'));
+    }, this.settings.stopGraceMs);
+    await Promise.allSettled(running.map((r) => r.done));
+    clearTimeout(grace);
+  }
+
+  /** Commands waiting or running, for metrics and tests. */
+  get busy(): number {
+    let n = 0;
+    for (const queue of this.queues.values()) n += queue.waiting.length + (queue.running ? 1 : 0);
+    return n;
+  }
+
+  private drain(deviceId: string, queue: DeviceQueue): void {
+    const command = queue.waiting.shift();
+    if (!command || this.stopping) {
+      if (queue.waiting.length === 0 && !queue.running) this.queues.delete(deviceId);
+      return;
+    }
+    const abort = new AbortController();
+    const done = this.run(command, abort.signal).finally(() => {
+      queue.running = undefined;
+      this.drain(deviceId, queue);
+    });
+    queue.running = { command, abort, done };
+  }
+
+  private async run(command: CommandRecord, signal: AbortSignal): Promise<void> {
+    const log = this.log.child({ command: command.id, device: command.deviceId, type: command.type });
+    const expiresIn = command.expiresAtMs - this.deps.clock.now();
+    if (expiresIn <= 0) {
+      this.finish(command, 'FAILED', 'Expired before the device could be reached.');
+      return;
+    }
+    const device = this.deps.store.devices.get(command.deviceId);
+    if (!device) {
+      this.finish(command, 'FAILED', 'The device was deleted before the command ran.');
+      return;
+    }
+    const target = this.targetOf(device, command.type);
+    if (typeof target === 'string') {
+      log.info({ reason: target }, 'command not supported');
+      this.finish(command, 'FAILED', target);
+      return;
+    }
+    // An unreachable device keeps its command until it answers again or the command expires.
+    const expiry = AbortSignal.any([signal, AbortSignal.timeout(expiresIn)]);
+    if (!target.executor.isReachable(target.device)) {
+      log.info('device unreachable; command waits for it');
+      const back = await this.waitReachable(target, expiry);
+      if (!back) {
+        this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
+        return;
+      }
+    }
+    if (!this.deps.store.commands.markStarted(command.id, this.deps.clock.now())) return; // no longer PENDING (deleted)
+    const timeoutMs = Math.min(this.settings.confirmTimeoutMs, Math.max(1, command.expiresAtMs - this.deps.clock.now()));
+    const timeout = AbortSignal.timeout(timeoutMs);
+    const started = this.deps.clock.now();
+    try {
+      await target.executor.execute(target.device, command.type, command.payload, AbortSignal.any([signal, timeout]));
+      this.finish(command, 'EXECUTED', null);
+      log.info({ ms: this.deps.clock.now() - started, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
+    } catch (err) {
+      let reason: string;
+      if (signal.aborted) reason = reasonOf(signal);
+      else if (timeout.aborted) reason = `The device did not confirm within ${Math.round(timeoutMs / 1000)} s.`;
+      else if (err instanceof CommandFailure) reason = err.message;
+      else reason = 'The command could not be sent to the device.';
+      if (!(err instanceof CommandFailure) && !timeout.aborted && !signal.aborted) log.warn({ err }, 'command failed unexpectedly');
+      else log.info({ reason }, 'command failed');
+      this.finish(command, 'FAILED', reason);
+    }
+  }
+
+  /** Which runtime and device carry the command out, or why none can. */
+  private targetOf(device: DeviceRecord, type: CommandType): Target | string {
+    const executor = this.deps.executors.find((e) => e.handles(device));
+    const supported = executor?.supportedCommands(device) ?? [];
+    if (executor && supported.includes(type)) return { executor, device };
+    // A vehicle whose bridge cannot command it is stopped or started through the charger it is plugged into.
+    if (device.kind === 'vehicle' && CHARGER_CAN_DO.includes(type)) {
+      const own = executor ? `the vehicle's driver (${device.driver?.type}) cannot do it` : 'no driver reaches the vehicle itself';
+      const charger = this.chargerOf(device);
+      if (typeof charger === 'string') return `${type} is not supported: ${own}, and ${charger}.`;
+      const chargerExecutor = this.deps.executors.find((e) => e.handles(charger));
+      if (chargerExecutor?.supportedCommands(charger).includes(type)) return { executor: chargerExecutor, device: charger };
+      return `${type} is not supported: ${own}, nor can its charger ${charger.id} (driver ${charger.driver?.type ?? 'none'}).`;
+    }
+    if (!executor) return 'The hub has no driver that reaches this device, so it cannot carry out commands.';
+    return supported.length === 0
+      ? `${type} is not supported: the device's driver (${device.driver?.type}) accepts no commands.`
+      : `${type} is not supported by the device's driver (${device.driver?.type}); it supports ${supported.join(', ')}.`;
+  }
+
+  /** The charger a vehicle is plugged into: the one its binding names, else the owner's only plugged one. */
+  private chargerOf(vehicle: DeviceRecord): DeviceRecord | string {
+    const named = vehicle.driver?.['chargerId'];
+    if (typeof named === 'string') {
+      const charger = this.deps.store.devices.get(named);
+      return charger?.kind === 'charger' ? charger : `its charger ${named} is not on this hub`;
+    }
+    const plugged = this.deps.store.devices
+      .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' })
+      .items.map((summary) => this.deps.store.devices.get(summary.id))
+      .filter((c): c is DeviceRecord => c?.state?.['isPlugged'] === true);
+    if (plugged.length === 1) return plugged[0]!;
+    return plugged.length === 0 ? 'no charger of its owner reports a plugged-in vehicle' : 'several chargers of its owner report a plugged-in vehicle (set the vehicle binding\'s chargerId)';
+  }
+
+  private async waitReachable(target: Target, signal: AbortSignal): Promise<boolean> {
+    while (!signal.aborted) {
+      if (target.executor.isReachable(target.device)) return true;
+      try {
+        await this.deps.events.next((e) => e.type !== 'command' && e.device.id === target.device.id, 60_000, signal);
+      } catch {
+        // timed out (check again) or aborted (the loop ends)
+      }
+    }
+    return false;
+  }
+
+  private finish(command: CommandRecord, state: 'EXECUTED' | 'FAILED', reason: string | null): void {
+    const now = this.deps.clock.now();
+    if (!this.deps.store.commands.complete(command.id, state, reason, now)) return;
+    const stored = this.deps.store.commands.get(command.id);
+    if (stored) this.deps.events.emit({ type: 'command', command: stored, atMs: now });
+  }
+}
+
+function reasonOf(signal: AbortSignal): string {
+  return signal.reason instanceof CommandFailure ? signal.reason.message : 'The command was cancelled.';
+}

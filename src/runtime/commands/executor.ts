@@ -1,0 +1,33 @@
+// What the command worker needs from a runtime (MQTT, Modbus): whether it drives a device, which
+// command types that device's driver supports, and carrying one out until the device confirms.
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+
+export interface CommandExecutor {
+  /** A short name for logs and reasons ("mqtt", "modbus"). */
+  readonly name: string;
+  handles(device: DeviceRecord): boolean;
+  /** The command types the device's driver can carry out (empty when none). */
+  supportedCommands(device: DeviceRecord): readonly CommandType[];
+  /** Whether the runtime currently reaches the device (a command for an unreachable one waits). */
+  isReachable(device: DeviceRecord): boolean;
+  /**
+   * Sends the command and resolves once the device has confirmed it. Rejects with a CommandFailure
+   * whose message is the reason shown to API clients. `signal` aborts when the command's time is up
+   * or the hub stops; whatever was not yet sent must then not be sent later.
+   */
+  execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void>;
+}
+
+/** A command that did not succeed; the message is shown as `failedReason`, so it holds no secret. */
+export class CommandFailure extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'CommandFailure';
+  }
+}
+
+/** Rejects with a CommandFailure once `signal` aborts (its reason, when it is a CommandFailure). */
+export function abortedFailure(signal: AbortSignal, fallback: string): CommandFailure {
+  return signal.reason instanceof CommandFailure ? signal.reason : new CommandFailure(fallback);
+}

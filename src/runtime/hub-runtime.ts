@@ -1,0 +1,44 @@
+// The Runtime the API talks to: refreshes go to the runtime that drives the device (Modbus poller or
+// MQTT), new commands to the command worker, deletions to everything that holds the device.
+import type { DeviceRecord } from '../domain/device.ts';
+import type { CommandRecord } from '../store/commands.ts';
+import type { CommandWorker } from './commands/command-worker.ts';
+import type { DeviceWatcher } from './events/device-watcher.ts';
+import type { Runtime } from './live.ts';
+import type { ModbusRuntime } from './modbus-runtime.ts';
+import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
+
+export interface HubRuntimeParts {
+  modbus: ModbusRuntime;
+  mqtt: MqttRuntime | undefined;
+  worker: CommandWorker;
+  watcher: DeviceWatcher;
+}
+
+export class HubRuntime implements Runtime {
+  constructor(private readonly parts: HubRuntimeParts) {}
+
+  refresh(device: DeviceRecord): Promise<DeviceRecord> {
+    const { modbus, mqtt } = this.parts;
+    if (modbus.handles(device)) return modbus.refresh(device);
+    if (mqtt?.handles(device)) return mqtt.refresh(device);
+    return Promise.resolve(device);
+  }
+
+  commandCreated(command: CommandRecord): void {
+    this.parts.worker.enqueue(command);
+  }
+
+  deviceDeleted(device: DeviceRecord): void {
+    this.parts.modbus.deviceDeleted(device);
+    this.parts.mqtt?.remove(device.id);
+    this.parts.worker.deviceDeleted(device.id);
+    this.parts.watcher.deleted(device);
+  }
+
+  /** A device added in this process (pairing): driven and announced at once. */
+  deviceAdded(device: DeviceRecord): void {
+    if (this.parts.mqtt?.handles(device)) this.parts.mqtt.sync();
+    this.parts.watcher.added(device);
+  }
+}

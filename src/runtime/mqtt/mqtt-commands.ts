@@ -1,0 +1,87 @@
+// Carrying out one command over MQTT: the command's payload becomes the device's values, each step
+// is published, and the device's confirmation is awaited: its new state, a result topic, or a
+// response matched by correlation data.
+//
+// Commands are published with QoS 0 and only while connected: mqtt.js would otherwise queue them
+// while the broker is away, or resend an unacknowledged one after a reconnect, and a command whose
+// time is up must never reach the device late. A lost command is not confirmed and fails with a
+// reason, which is the truth.
+import { randomUUID } from 'node:crypto';
+import type { IClientPublishOptions, IPublishPacket, MqttClient } from 'mqtt';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import { abortedFailure, CommandFailure } from '../commands/executor.ts';
+import { commandValues } from '../commands/command-values.ts';
+import type { CommandSpec } from './definition.ts';
+import type { MqttSession } from './mqtt-session.ts';
+import { decodePayload, valueAt } from './values.ts';
+
+export async function runMqttCommand(client: MqttClient, session: MqttSession, type: CommandType, spec: CommandSpec, payload: unknown, signal: AbortSignal): Promise<void> {
+  const values = commandValues(spec.value, type, payload, session.settings);
+  if (spec.publish.length > 1 && values.length !== spec.publish.length) {
+    throw new CommandFailure(`${type}: the device's format needs ${spec.publish.length} parts, the command gave ${values.length}.`);
+  }
+  const correlation = randomUUID();
+  const confirmation = awaitConfirmation(session, spec, values[0]!, correlation, signal);
+  confirmation.catch(() => {}); // observed below; a publish failure must not leave it unhandled
+  const expirySeconds = Math.max(1, Math.ceil((spec.timeoutMs ?? 30_000) / 1000));
+  for (const [index, step] of spec.publish.entries()) {
+    if (signal.aborted) throw abortedFailure(signal, 'The command was cancelled before it was sent.');
+    if (!client.connected) throw new CommandFailure('The hub lost its broker connection before the command was sent.');
+    const value = String(values.length === 1 ? values[0] : values[index]);
+    const options: IClientPublishOptions = { qos: 0, retain: step.retain ?? false };
+    if (client.options.protocolVersion === 5) {
+      options.properties = { messageExpiryInterval: expirySeconds };
+      if (step.withResponseTopic) {
+        options.properties.responseTopic = session.fill(step.withResponseTopic);
+        options.properties.correlationData = Buffer.from(correlation);
+      }
+    }
+    await client.publishAsync(session.fill(step.topic), session.fill(step.payload, { value, correlation }), options);
+  }
+  await confirmation;
+}
+
+function awaitConfirmation(session: MqttSession, spec: CommandSpec, value: string | number | boolean, correlation: string, signal: AbortSignal): Promise<void> {
+  const confirm = spec.confirm;
+  if (confirm.by === 'state') {
+    const target = confirm.equals ?? value;
+    const matches = () => sameValue(session.values[confirm.field], target);
+    // Already showing the target: the device is where the command asks it to be.
+    if (matches()) return Promise.resolve();
+    return session.waitForState(matches, session.messages, signal).catch(() => {
+      throw abortedFailure(signal, 'The device did not confirm the command.');
+    });
+  }
+  const topic = session.fill(confirm.topic);
+  return new Promise((resolve, reject) => {
+    const onReply = (replyTopic: string, payload: Buffer, packet: IPublishPacket) => {
+      if (replyTopic !== topic) return;
+      const data = decodePayload(payload, 'json');
+      if (confirm.by === 'response') {
+        const theirs = confirm.correlation === 'property'
+          ? packet.properties?.correlationData?.toString()
+          : String(valueAt(data, confirm.correlation.path) ?? '');
+        if (theirs !== correlation) return; // someone else's answer
+        const ok = confirm.success.equals.includes(String(valueAt(data, confirm.success.path) ?? ''));
+        const reason = confirm.reasonPath ? valueAt(data, confirm.reasonPath) : undefined;
+        finish(() => (ok ? resolve() : reject(new CommandFailure(`The device rejected the command${reason ? `: ${String(reason).slice(0, 200)}` : '.'}`))));
+        return;
+      }
+      const word = String(valueAt(data, confirm.path) ?? '');
+      finish(() => (confirm.success.includes(word) ? resolve() : reject(new CommandFailure(`The device rejected the command: ${word.slice(0, 200) || 'no reason given'}.`))));
+    };
+    const onAbort = () => finish(() => reject(abortedFailure(signal, 'The device did not confirm the command.')));
+    const finish = (fn: () => void) => {
+      session.off('reply', onReply);
+      signal.removeEventListener('abort', onAbort);
+      fn();
+    };
+    session.on('reply', onReply);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/** Values compare as text, so that 16 and "16", true and "true" agree. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a !== undefined && String(a) === String(b);
+}

@@ -1,0 +1,148 @@
+// The registry of MQTT driver definitions: one per binding `type`, refused loudly at start when a
+// type is duplicated or a template names a setting the definition does not declare. A binding is
+// checked when it is opened: required settings present, patterns matched, no MQTT wildcards.
+import { z } from 'zod';
+import type { DriverBinding } from '../../domain/device.ts';
+import type { VendorCatalog } from '../../domain/vendors.ts';
+import { DEVICE_KINDS, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../domain/vocabulary.ts';
+import type { MqttDriverDefinition } from './definition.ts';
+import { isTopicSafe, parsePath } from './values.ts';
+
+/** Placeholders every template may use besides the definition's settings. */
+const BUILT_IN = new Set(['value', 'correlation']);
+
+export class MqttDriverRegistry {
+  private readonly definitions = new Map<string, MqttDriverDefinition>();
+
+  constructor(definitions: readonly MqttDriverDefinition[] = []) {
+    for (const definition of definitions) this.register(definition);
+  }
+
+  register(definition: MqttDriverDefinition): void {
+    if (this.definitions.has(definition.type)) throw new Error(`MQTT driver type "${definition.type}" is registered twice`);
+    checkDefinition(definition);
+    this.definitions.set(definition.type, definition);
+  }
+
+  has(type: string): boolean {
+    return this.definitions.has(type);
+  }
+
+  get(type: string): MqttDriverDefinition {
+    const definition = this.definitions.get(type);
+    if (!definition) throw new Error(`unknown MQTT driver type "${type}" (known: ${[...this.definitions.keys()].join(', ')})`);
+    return definition;
+  }
+
+  all(): MqttDriverDefinition[] {
+    return [...this.definitions.values()];
+  }
+
+  registerVendors(catalog: VendorCatalog): void {
+    for (const definition of this.definitions.values()) {
+      for (const vendor of definition.vendors) catalog.registerVendor(vendor.domain, vendor.code);
+    }
+  }
+
+  /** The definition a binding runs: a configurable one takes the binding's own topics. */
+  definitionFor(binding: DriverBinding): MqttDriverDefinition {
+    const definition = this.get(binding.type);
+    if (!definition.configurable) return definition;
+    const custom = CustomDefinition.safeParse(binding);
+    if (!custom.success) {
+      throw new Error(`driver ${binding.type}: ${custom.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    }
+    const merged = { ...definition, ...custom.data, type: definition.type, configurable: true } as MqttDriverDefinition;
+    checkDefinition(merged);
+    return merged;
+  }
+}
+
+/** The binding's settings with defaults, checked; throws a plain-language error. */
+export function settingsOf(definition: MqttDriverDefinition, binding: DriverBinding): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(definition.settings)) {
+    const raw = binding[name] ?? spec.default;
+    if (raw === undefined) {
+      if (spec.required) throw new Error(`driver ${definition.type}: setting "${name}" is required (${spec.description})`);
+      continue;
+    }
+    const value = String(raw);
+    if (!isTopicSafe(value)) throw new Error(`driver ${definition.type}: setting "${name}" must not contain MQTT wildcards`);
+    if (spec.pattern && !new RegExp(`^(?:${spec.pattern})$`).test(value)) {
+      throw new Error(`driver ${definition.type}: setting "${name}" does not look right (${spec.description})`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+function templatesOf(definition: MqttDriverDefinition): string[] {
+  const out: string[] = definition.state.map((s) => s.topic);
+  if (definition.availability) out.push(definition.availability.topic);
+  for (const step of definition.refresh ?? []) out.push(step.topic, step.payload);
+  for (const command of Object.values(definition.commands ?? {})) {
+    for (const step of command.publish) out.push(step.topic, step.payload, ...(step.withResponseTopic ? [step.withResponseTopic] : []));
+    if (command.confirm.by !== 'state') out.push(command.confirm.topic);
+  }
+  return out;
+}
+
+function checkDefinition(definition: MqttDriverDefinition): void {
+  const fail = (message: string) => {
+    throw new Error(`MQTT driver ${definition.type}: ${message}`);
+  };
+  for (const kind of definition.kinds) if (!DEVICE_KINDS.includes(kind)) fail(`unknown kind ${kind}`);
+  for (const template of templatesOf(definition)) {
+    for (const [, name] of template.matchAll(/\{(\w+)\}/g)) {
+      if (!BUILT_IN.has(name!) && !(name! in definition.settings)) fail(`template "${template}" uses {${name}}, which is not a setting`);
+    }
+  }
+  for (const topic of definition.state) {
+    if (/[#+]/.test(topic.topic)) fail(`state topic ${topic.topic} must not contain wildcards`);
+    for (const rule of Object.values(topic.fields)) if (rule.path !== undefined && parsePath(rule.path).length === 0) fail(`empty path in ${topic.topic}`);
+  }
+  for (const [type, command] of Object.entries(definition.commands ?? {})) {
+    if (command.publish.length === 0) fail(`command ${type} publishes nothing`);
+    if (command.confirm.by === 'state') {
+      const field = command.confirm.field;
+      if (!definition.state.some((s) => field in s.fields)) fail(`command ${type} is confirmed by field ${field}, which no state topic gives`);
+    }
+  }
+}
+
+const Rule = z.strictObject({
+  path: z.string().min(1).optional(),
+  as: z.enum(['number', 'boolean', 'string']),
+  scale: z.number().optional(),
+  unit: z.enum(['W', 'kW', 'Wh', 'kWh', '%', 'V', 'A', 'Hz', 'h', '']).optional(),
+  to: z.enum(['W', 'kW', 'Wh', 'kWh', '%', 'V', 'A', 'Hz', 'h', '']).optional(),
+  digits: z.int().min(0).max(6).optional(),
+  map: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+  otherwise: z.union([z.string(), z.number(), z.boolean()]).optional(),
+});
+const Topic = z.string().min(1).max(512).refine((t) => !/[#+]/.test(t), 'must not contain MQTT wildcards');
+const Step = z.strictObject({ topic: Topic, payload: z.string().max(4096), withResponseTopic: Topic.optional(), retain: z.boolean().optional() });
+const Confirm = z.discriminatedUnion('by', [
+  z.strictObject({ by: z.literal('state'), field: z.string(), equals: z.union([z.string(), z.number(), z.boolean()]).optional() }),
+  z.strictObject({ by: z.literal('result'), topic: Topic, path: z.string().optional(), success: z.array(z.string()).min(1) }),
+  z.strictObject({
+    by: z.literal('response'), topic: Topic, correlation: z.union([z.literal('property'), z.strictObject({ path: z.string() })]),
+    success: z.strictObject({ path: z.string().optional(), equals: z.array(z.string()).min(1) }), reasonPath: z.string().optional(),
+  }),
+]);
+const Value = z.discriminatedUnion('from', [
+  z.strictObject({ from: z.literal('none') }),
+  z.strictObject({ from: z.literal('constant'), value: z.union([z.string(), z.number(), z.boolean()]) }),
+  z.strictObject({ from: z.literal('payload'), field: z.string(), scale: z.number().optional(), digits: z.int().optional(), min: z.number().optional(), max: z.number().optional() }),
+  z.strictObject({ from: z.literal('payload-enum'), field: z.string(), map: z.record(z.string(), z.union([z.string(), z.number()])) }),
+]);
+
+/** What an installer writes in a binding of the generic definition (see drivers/mqtt/generic.ts). */
+const CustomDefinition = z.object({
+  state: z.array(z.strictObject({ topic: Topic, format: z.enum(['json', 'plain']), fields: z.record(z.string(), Rule) })).min(1),
+  availability: z.strictObject({ topic: Topic, path: z.string().optional(), online: z.array(z.string()).min(1), offline: z.array(z.string()).min(1) }).optional(),
+  staleAfterMs: z.int().min(1000).optional(),
+  refresh: z.array(Step).optional(),
+  commands: z.partialRecord(z.enum([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES]), z.strictObject({ value: Value, publish: z.array(Step).min(1), confirm: Confirm, timeoutMs: z.int().min(100).optional() })).optional(),
+});

@@ -1,0 +1,288 @@
+// Drives every device whose binding names an MQTT definition, through one client to the configured
+// broker: listens on their topics, writes what they report (batched, like the Modbus poller), marks
+// them offline on a last will or after silence, answers refreshes, carries out their commands and
+// probes a device for pairing. Subscriptions are renewed on every reconnection.
+import type { IPublishPacket, MqttClient } from 'mqtt';
+import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { VendorCatalog } from '../../domain/vendors.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import type { Logger } from '../../log.ts';
+import type { Store } from '../../store/store.ts';
+import type { BrokerLink } from '../../transport/broker-link.ts';
+import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
+import type { HubEvents } from '../events/hub-events.ts';
+import { DeviceUnreachableError } from '../live.ts';
+import { StateWriter } from '../state-writer.ts';
+import { runMqttCommand } from './mqtt-commands.ts';
+import type { MqttDriverRegistry } from './mqtt-registry.ts';
+import { MqttSession, type Route } from './mqtt-session.ts';
+
+export interface MqttRuntimeSettings {
+  flushMs: number;
+  /** How often devices added by another process (import, CLI) are picked up. */
+  resyncMs: number;
+  /** Silence after which a device without a last will is shown offline. */
+  defaultStaleAfterMs: number;
+  refreshTimeoutMs: number;
+  probeTimeoutMs: number;
+}
+
+export const DEFAULT_MQTT_SETTINGS: MqttRuntimeSettings = {
+  flushMs: 1000,
+  resyncMs: 15_000,
+  defaultStaleAfterMs: 5 * 60_000,
+  refreshTimeoutMs: 5000,
+  probeTimeoutMs: 10_000,
+};
+
+export interface MqttRuntimeDeps {
+  store: Store;
+  registry: MqttDriverRegistry;
+  link: BrokerLink;
+  events: HubEvents;
+  clock: Clock;
+  log: Logger;
+  settings?: Partial<MqttRuntimeSettings>;
+}
+
+/** What a probe heard from a device that is not added yet. */
+export interface ProbeResult {
+  values: Record<string, unknown>;
+  staticValues: Record<string, unknown>;
+}
+
+export class MqttRuntime implements CommandExecutor {
+  readonly name = 'mqtt';
+  readonly writer: StateWriter;
+  readonly settings: MqttRuntimeSettings;
+  private readonly sessions = new Map<string, MqttSession>();
+  private readonly routes = new Map<string, Route[]>();
+  private timers: NodeJS.Timeout[] = [];
+  private readonly log: Logger;
+  private attached: MqttClient | undefined;
+
+  constructor(private readonly deps: MqttRuntimeDeps) {
+    this.settings = { ...DEFAULT_MQTT_SETTINGS, ...deps.settings };
+    this.log = deps.log.child({ part: 'mqtt' });
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+    deps.link.on('connect', (client: MqttClient) => this.onConnect(client));
+  }
+
+  registerVendors(catalog: VendorCatalog): void {
+    this.deps.registry.registerVendors(catalog);
+  }
+
+  handles(device: DeviceRecord): boolean {
+    return device.driver !== null && this.deps.registry.has(device.driver.type);
+  }
+
+  start(): void {
+    this.sync();
+    this.timers.push(setInterval(() => this.flush(), this.settings.flushMs));
+    this.timers.push(setInterval(() => this.checkSilence(), Math.min(5000, this.settings.defaultStaleAfterMs / 4)));
+    this.timers.push(setInterval(() => this.sync(), this.settings.resyncMs));
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.flush();
+    this.sessions.clear();
+    this.routes.clear();
+  }
+
+  flush(): void {
+    this.writer.flush();
+  }
+
+  /** Stops listening to a deleted device. */
+  remove(deviceId: string): void {
+    const session = this.sessions.get(deviceId);
+    if (!session) return;
+    this.sessions.delete(deviceId);
+    this.writer.forget(deviceId);
+    const client = this.deps.link.client;
+    for (const [topic] of session.routes()) {
+      const left = (this.routes.get(topic) ?? []).filter((r) => r.session !== session);
+      if (left.length > 0) {
+        this.routes.set(topic, left);
+      } else {
+        this.routes.delete(topic);
+        if (client?.connected) client.unsubscribe(topic);
+      }
+    }
+  }
+
+  supportedCommands(device: DeviceRecord): readonly CommandType[] {
+    const session = this.sessionOf(device);
+    return session ? (Object.keys(session.definition.commands ?? {}) as CommandType[]) : [];
+  }
+
+  isReachable(device: DeviceRecord): boolean {
+    const session = this.sessionOf(device);
+    return session !== undefined && this.deps.link.connected && session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs);
+  }
+
+  async execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
+    const session = this.sessionOf(device);
+    const spec = session?.definition.commands?.[type];
+    if (!session || !spec) throw new CommandFailure(`${type} is not supported by this device's driver.`);
+    const client = await this.deps.link.whenConnected(signal).catch(() => {
+      throw new CommandFailure('The hub could not reach its MQTT broker before the command\'s time was up.');
+    });
+    const timeout = spec.timeoutMs ? AbortSignal.any([signal, AbortSignal.timeout(spec.timeoutMs)]) : signal;
+    await runMqttCommand(client, session, type, spec, payload, timeout);
+  }
+
+  /** Asks the device for fresh values when its bridge can, and returns what the store then holds. */
+  async refresh(device: DeviceRecord): Promise<DeviceRecord> {
+    const session = this.sessionOf(device);
+    if (!session) return device;
+    const signal = AbortSignal.timeout(this.settings.refreshTimeoutMs);
+    const client = this.deps.link.client;
+    if (!client?.connected) throw new DeviceUnreachableError(device.id, 'the hub is not connected to its MQTT broker');
+    if (session.definition.refresh?.length) {
+      const seen = session.messages;
+      const fresh = session.waitForState(() => true, seen, signal).catch(() => {});
+      for (const step of session.definition.refresh) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
+      await fresh;
+    }
+    if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) {
+      throw new DeviceUnreachableError(device.id, 'the device has not been heard from');
+    }
+    this.flush();
+    return this.deps.store.devices.get(device.id) ?? device;
+  }
+
+  /**
+   * Listens on a device's topics before it is added (pairing): resolves with what it heard once a
+   * state message arrived and the retained ones had a moment to follow; rejects when nothing came.
+   */
+  async probe(binding: DriverBinding, kind: DeviceRecord['kind'], signal: AbortSignal): Promise<ProbeResult> {
+    const definition = this.deps.registry.definitionFor(binding);
+    const draft: DeviceRecord = {
+      id: `probe-${Math.random().toString(36).slice(2)}`, kind, userId: '', vendor: '', name: null, model: null, isOnline: false,
+      lastUpdatedMs: null, locationId: null, hvacType: null, staticData: {}, state: null, driver: binding, createdAtMs: 0,
+    };
+    const session = new MqttSession(draft, definition, this.log);
+    const client = await this.deps.link.whenConnected(AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]));
+    const routes = session.routes();
+    const onMessage = (topic: string, payload: Buffer) => {
+      for (const [t, route] of routes) {
+        if (t !== topic) continue;
+        if (route.kind === 'state') session.onState(route.topic, payload, this.deps.clock.now());
+        else if (route.kind === 'availability') session.onAvailability(payload);
+      }
+    };
+    client.on('message', onMessage);
+    const own = routes.map(([t]) => t).filter((t) => !this.routes.has(t));
+    try {
+      const wait = AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]);
+      const heard = session.waitForState(() => true, 0, wait);
+      heard.catch(() => {}); // awaited below; an early failure must not leave it unhandled
+      if (own.length > 0) await client.subscribeAsync(own, { qos: 0 });
+      for (const step of definition.refresh ?? []) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
+      await heard.catch(() => {
+        throw new Error('nothing was heard on the device\'s topics; check its MQTT settings');
+      });
+      // Retained values of the other topics arrive together; give them a moment.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      if (session.available === false) throw new Error('the device reports itself offline');
+      return { values: { ...session.values }, staticValues: { ...session.staticValues } };
+    } finally {
+      client.off('message', onMessage);
+      if (own.length > 0 && client.connected) client.unsubscribe(own);
+    }
+  }
+
+  /** Publishes on the hub's broker (events); false when not connected (nothing is queued). */
+  publish(topic: string, payload: string, qos: 0 | 1, retain = false): boolean {
+    const client = this.deps.link.client;
+    if (!client?.connected) return false;
+    client.publish(topic, payload, { qos, retain });
+    return true;
+  }
+
+  private sessionOf(device: DeviceRecord): MqttSession | undefined {
+    return this.sessions.get(device.id) ?? (this.handles(device) ? this.open(device) : undefined);
+  }
+
+  private onConnect(client: MqttClient): void {
+    if (this.attached !== client) {
+      this.attached = client;
+      client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet));
+    }
+    const topics = [...this.routes.keys()];
+    if (topics.length > 0) client.subscribe(topics, { qos: 0 });
+  }
+
+  private onMessage(topic: string, payload: Buffer, packet: IPublishPacket): void {
+    const routes = this.routes.get(topic);
+    if (!routes) return;
+    const now = this.deps.clock.now();
+    for (const route of routes) {
+      const session = route.session;
+      try {
+        if (route.kind === 'state') {
+          const update = session.onState(route.topic, payload, now);
+          this.writer.reportValues(session.device.id, update.values, update.mapped, now);
+        } else if (route.kind === 'availability') {
+          const online = session.onAvailability(payload);
+          if (online !== undefined) this.writer.reportOnline(session.device.id, online && session.isHeard(now, this.settings.defaultStaleAfterMs));
+        } else {
+          session.onReply(topic, payload, packet);
+        }
+      } catch (err) {
+        session.log.warn({ err: { type: (err as Error).name, message: (err as Error).message }, topic }, 'mqtt: message not understood');
+      }
+    }
+  }
+
+  /** Devices silent for longer than their definition allows are shown offline. */
+  private checkSilence(): void {
+    const now = this.deps.clock.now();
+    for (const session of this.sessions.values()) {
+      if (!session.isHeard(now, this.settings.defaultStaleAfterMs)) this.writer.reportOnline(session.device.id, false);
+    }
+  }
+
+  /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
+  sync(): void {
+    const seen = new Set<string>();
+    for (const device of this.deps.store.devices.driven()) {
+      if (!this.handles(device)) continue;
+      seen.add(device.id);
+      const existing = this.sessions.get(device.id);
+      if (existing && JSON.stringify(existing.device.driver) === JSON.stringify(device.driver)) continue;
+      if (existing) this.remove(device.id);
+      this.open(device);
+    }
+    for (const id of [...this.sessions.keys()]) if (!seen.has(id)) this.remove(id);
+  }
+
+  private open(device: DeviceRecord): MqttSession | undefined {
+    const log = this.log.child({ device: device.id });
+    try {
+      const session = new MqttSession(device, this.deps.registry.definitionFor(device.driver!), log);
+      session.lastMessageAtMs = this.deps.clock.now(); // silence is counted from now, not from the epoch
+      this.sessions.set(device.id, session);
+      this.writer.track(device);
+      const fresh: string[] = [];
+      for (const [topic, route] of session.routes()) {
+        const list = this.routes.get(topic);
+        if (list) list.push(route);
+        else {
+          this.routes.set(topic, [route]);
+          fresh.push(topic);
+        }
+      }
+      const client = this.deps.link.client;
+      if (fresh.length > 0 && client?.connected) client.subscribe(fresh, { qos: 0 });
+      return session;
+    } catch (err) {
+      log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'mqtt: device has an unusable driver binding, not driven');
+      return undefined;
+    }
+  }
+}
