@@ -17,6 +17,7 @@ import { chargerRoutes } from './routes/chargers.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { tariffRoutes } from './routes/tariffs.ts';
 import { connectionRoutes } from './routes/connections.ts';
+import { pairingRoutes } from './pairing/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { logoSvg } from './logos.ts';
@@ -42,6 +43,7 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   app.use('*', secureHeaders({
     contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ["'self'"], frameAncestors: ["'none'"] },
     crossOriginResourcePolicy: 'same-site',
+    overwrite: false, // a page that sets its own policy keeps it (the pairing pages)
   }));
 
   app.get('/logos/:file', (c) => {
@@ -74,6 +76,8 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   api.get('/openapi.json', (c) => c.json(document()));
   for (const router of routers) api.route('/', router.hono);
   app.route(API_BASE, api);
+
+  app.route('/', pairingRoutes(deps));
 
   const allowed = allowedMethods(operations);
   app.notFound((c) => {

@@ -3,6 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
+import type { ChargerProber } from './pairing/prober.ts';
 
 export interface ApiSettings {
   /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
@@ -29,4 +30,6 @@ export interface ApiDeps {
   vendors: VendorCatalog;
   runtime: Runtime;
   settings: ApiSettings;
+  /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
+  pairing?: ChargerProber;
 }

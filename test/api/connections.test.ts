@@ -3,11 +3,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub, json } from '../support/hub.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
+import { TestProber } from '../support/pairing.ts';
 
 const good = { redirectUrl: 'https://app.example/paired?x=1', vendor: 'GO_E', userId: 'user-1' };
 
 test('POST /connections/chargers answers 201 with a single-use pairing URL on the hub', async (t) => {
-  const hub = createTestHub();
+  const hub = createTestHub({ pairing: new TestProber() });
   t.after(hub.close);
   const res = await hub.request('/connections/chargers?theme=DARK&language=GERMAN', { method: 'POST', json: good });
   assert.equal(res.status, 201);
@@ -25,7 +26,7 @@ test('POST /connections/chargers answers 201 with a single-use pairing URL on th
 });
 
 test('a connect session expires', async (t) => {
-  const hub = createTestHub();
+  const hub = createTestHub({ pairing: new TestProber() });
   t.after(hub.close);
   const { url } = await json(await hub.request('/connections/chargers', { method: 'POST', json: good }));
   const token = url.split('/').pop();
@@ -33,7 +34,7 @@ test('a connect session expires', async (t) => {
 });
 
 test('the connect request validates every field, the query, and stores nothing on error', async (t) => {
-  const hub = createTestHub();
+  const hub = createTestHub({ pairing: new TestProber() });
   t.after(hub.close);
   const cases: [unknown, string, string[]][] = [
     [{}, '', ['redirectUrl', 'userId', 'vendor']],
@@ -54,6 +55,20 @@ test('the connect request validates every field, the query, and stores nothing o
   assert.equal((await hub.request('/connections/chargers', { method: 'POST', json: { ...good, userId: 'u'.repeat(50) } })).status, 201);
   const noBody = await json(await hub.request('/connections/chargers', { method: 'POST' }));
   assert.deepEqual(noBody.validationErrors, [{ field: 'body', message: 'is required' }]);
+});
+
+test('the connect request refuses a charger vendor the hub cannot pair, naming those it can', async (t) => {
+  const hub = createTestHub({ pairing: new TestProber() });
+  t.after(hub.close);
+  const res = await hub.request('/connections/chargers', { method: 'POST', json: { ...good, vendor: 'EASEE' } });
+  assert.equal(res.status, 400);
+  assert.deepEqual((await json(res)).validationErrors, [{ field: 'vendor', message: 'cannot be paired by this hub; it pairs GO_E' }]);
+
+  const without = createTestHub();
+  t.after(without.close);
+  const none = await without.request('/connections/chargers', { method: 'POST', json: good });
+  assert.equal(none.status, 400);
+  assert.deepEqual((await json(none)).validationErrors, [{ field: 'vendor', message: 'cannot be paired: this hub pairs no charger vendor' }]);
 });
 
 test('available vendors list only makers a driver reaches, with logos served by the hub', async (t) => {

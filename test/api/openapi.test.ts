@@ -11,6 +11,7 @@ import {
   type Checked, type ConformingHub, type Json, type OperationKey,
 } from '../support/openapi.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
+import { TestProber } from '../support/pairing.ts';
 import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
 
 const SCHEDULE = { schedules: [{ mode: 'HEAT', start: { time: '06:30', day: 'MONDAY' }, end: { time: '22:00', day: 'MONDAY' }, temperature: 21.5 }] };
@@ -256,12 +257,13 @@ const PROBES: Record<OperationKey, Probe> = {
     assert.equal(other.body.errorCode, 'TARIFF_NOT_FOUND');
   },
   'post /connections/chargers': async (start) => {
-    const api = start();
+    const api = start({ pairing: new TestProber() });
     const created = await api.expect(201, 'post /connections/chargers', { query: '?theme=DARK&language=GERMAN', json: CONNECT });
     assert.match(created.body.url, /^http:\/\/hub\.test:8080\/connect\//);
     const bad = await api.expect(400, 'post /connections/chargers', { json: { redirectUrl: 'ftp://x', vendor: 'TESLA', userId: 'u'.repeat(51) } });
     assert.deepEqual(validationFields(bad), ['redirectUrl', 'userId', 'vendor']);
     assert.deepEqual(validationFields(await api.expect(400, 'post /connections/chargers', { query: '?theme=BLUE', json: CONNECT })), ['theme']);
+    assert.deepEqual(validationFields(await api.expect(400, 'post /connections/chargers', { json: { ...CONNECT, vendor: 'EASEE' } })), ['vendor']);
     await api.expect(400, 'post /connections/chargers', { body: 'not json', headers: JSON_HEADERS });
     await api.expect(415, 'post /connections/chargers', { body: JSON.stringify(CONNECT), headers: { 'content-type': 'text/plain' } });
   },

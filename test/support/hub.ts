@@ -7,6 +7,7 @@ import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
+import type { ChargerProber } from '../../src/api/pairing/prober.ts';
 
 export class TestClock implements Clock {
   constructor(public ms = Date.parse('2026-11-07T05:31:56Z')) {}
@@ -24,6 +25,8 @@ export interface TestHubOptions {
   vendors?: VendorCatalog;
   dbPath?: string;
   log?: Logger;
+  /** The charger prober behind the pairing page; without it no vendor can be paired. */
+  pairing?: ChargerProber;
 }
 
 export function createTestHub(options: TestHubOptions = {}) {
@@ -32,7 +35,9 @@ export function createTestHub(options: TestHubOptions = {}) {
   const vendors = options.vendors ?? new VendorCatalog();
   const key = store.apiKeys.create('test', clock.now()).key;
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
-  const { app, operations } = createApp({ store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings });
+  const { app, operations } = createApp({
+    store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings, pairing: options.pairing,
+  });
 
   /** A request with the test key; `init.headers` may override or drop it. */
   function request(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {

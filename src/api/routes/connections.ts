@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
+import { badRequest } from '../errors.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { CHARGER_VENDORS } from '../../domain/vocabulary.ts';
 
@@ -34,12 +35,22 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
     .add({
       method: 'post', path: '/connections/chargers', operationId: 'connectCharger', tag: 'Connections',
       summary: 'Start a session to pair a charger',
-      description: 'Returns the URL of the hub\'s own pairing page for this session. A session is single-use and expires.',
+      description: 'Returns the URL of the hub\'s own pairing page for this session, where the user says how to reach the '
+        + 'charger; the hub probes it, adds it for `userId` and redirects to `redirectUrl` with `status=SUCCESS&chargerId=<id>`, '
+        + '`status=CANCELLED` or `status=FAILED&error=<code>` appended to its query. A session is single-use and expires. '
+        + 'Only a vendor this hub can pair is accepted; another is a 400 whose `validationErrors` names the ones it can.',
       query: ConnectQuery,
       body: ConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
     }, (c, { query, body }) => {
+      const pairable = [...(deps.pairing?.forms().keys() ?? [])].sort();
+      if (!pairable.includes(body.vendor)) {
+        throw badRequest([{
+          field: 'vendor',
+          message: pairable.length > 0 ? `cannot be paired by this hub; it pairs ${pairable.join(', ')}` : 'cannot be paired: this hub pairs no charger vendor',
+        }]);
+      }
       const now = deps.clock.now();
       const token = deps.store.connectSessions.create({
         userId: body.userId,

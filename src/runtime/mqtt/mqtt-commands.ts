@@ -21,7 +21,8 @@ export async function runMqttCommand(client: MqttClient, session: MqttSession, t
     throw new CommandFailure(`${type}: the device's format needs ${spec.publish.length} parts, the command gave ${values.length}.`);
   }
   const correlation = randomUUID();
-  const confirmation = awaitConfirmation(session, spec, values[0]!, correlation, signal);
+  // A schedule written day by day is confirmed by its last part, which the device takes last.
+  const confirmation = awaitConfirmation(session, spec, values[values.length - 1]!, correlation, signal);
   confirmation.catch(() => {}); // observed below; a publish failure must not leave it unhandled
   const expirySeconds = Math.max(1, Math.ceil((spec.timeoutMs ?? 30_000) / 1000));
   for (const [index, step] of spec.publish.entries()) {
