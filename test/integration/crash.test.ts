@@ -33,7 +33,8 @@ test('acknowledged commands survive the hub being killed', async (t) => {
 
   const store = Store.open(join(dataDir, 'hub.db'));
   t.after(() => store.close());
-  const pending = store.commands.ofDeviceId(ids.vehicle, 'PENDING').map((c) => c.id);
-  assert.deepEqual(pending, acknowledged, 'every acknowledged command, in order');
-  assert.ok(store.commands.allPending().every((c) => c.userId === DEMO_USER));
+  // The worker may already have carried some out (or failed them: the demo vehicle has no driver).
+  const stored = store.commands.ofDeviceId(ids.vehicle, 'ALL').map((c) => c.id);
+  assert.deepEqual(stored, acknowledged, 'every acknowledged command, in order');
+  assert.ok(store.commands.ofDeviceId(ids.vehicle, 'ALL').every((c) => c.userId === DEMO_USER));
 });

@@ -217,7 +217,9 @@ export class CommandWorker {
     while (!signal.aborted) {
       if (target.executor.isReachable(target.device)) return true;
       try {
-        await this.deps.events.next((e) => e.type !== 'command' && e.device.id === target.device.id, 60_000, signal);
+        // Reachability also returns without a stored change (a broker reconnecting, a retained
+        // message equal to the stored state), so the check is repeated twice a second.
+        await this.deps.events.next((e) => e.type !== 'command' && e.device.id === target.device.id, 500, signal);
       } catch {
         // timed out (check again) or aborted (the loop ends)
       }
