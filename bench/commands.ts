@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import mqtt from 'mqtt';
-import ModbusRTU from 'modbus-serial';
+import ModbusSerial from 'modbus-serial';
 import { Daemon } from '../src/daemon.ts';
 import { ConfigSchema } from '../src/config.ts';
 import { silentLogger } from '../src/log.ts';
@@ -85,7 +85,16 @@ export async function benchCommands(): Promise<Record<string, number | string>> 
     await sim.plugIn();
     await daemon.events.next((e) => e.type === 'update' && e.device.id === CHARGER && e.device.state?.['isPlugged'] === true, 10_000);
 
-    const executed = (id: string) => daemon.events.next((e) => e.type === 'command' && e.command.id === id, 15_000) as Promise<Extract<HubEvent, { type: 'command' }>>;
+    // Command events are recorded as they come: one may finish before its HTTP answer is read.
+    const finished = new Map<string, Extract<HubEvent, { type: 'command' }>>();
+    daemon.events.on((e) => {
+      if (e.type === 'command') finished.set(e.command.id, e);
+    });
+    const executed = async (id: string) => {
+      const seen = finished.get(id);
+      if (seen) return seen;
+      return (await daemon.events.next((e) => e.type === 'command' && e.command.id === id, 15_000)) as Extract<HubEvent, { type: 'command' }>;
+    };
 
     // 1a. MQTT: POST charging-stop → EXECUTED (frc/set → frc/result on the simulator).
     const mqttMs: number[] = [];
@@ -99,11 +108,19 @@ export async function benchCommands(): Promise<Record<string, number | string>> 
     }
     // 1b. the simulator's own round trip: a bare client publishes frc/set and waits for frc/result.
     const bare = await mqtt.connectAsync(broker.url);
-    await bare.subscribeAsync('go-eCharger/900001/frc/result');
+    // Subscribed like the hub is, so that both get the same traffic from the simulator.
+    await bare.subscribeAsync(['car', 'frc', 'nrg', 'frc/result'].map((key) => `go-eCharger/900001/${key}`));
     const floorMqtt: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
       const t0 = performance.now();
-      const answered = new Promise<void>((resolve) => bare.once('message', () => resolve()));
+      const answered = new Promise<void>((resolve) => {
+        const onMessage = (topic: string) => {
+          if (!topic.endsWith('/frc/result')) return;
+          bare.off('message', onMessage);
+          resolve();
+        };
+        bare.on('message', onMessage);
+      });
       await bare.publishAsync('go-eCharger/900001/frc/set', '1');
       await answered;
       floorMqtt.push(performance.now() - t0);
@@ -126,7 +143,7 @@ export async function benchCommands(): Promise<Record<string, number | string>> 
       modbusMs.push(performance.now() - t0);
     }
     // 1d. the simulator's own round trip: a bare modbus-serial client writes and reads back.
-    const client = new ModbusRTU();
+    const client = new ModbusSerial.default();
     await client.connectTCP('127.0.0.1', { port: modbus.port });
     client.setID(1);
     const floorModbus: number[] = [];

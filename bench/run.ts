@@ -12,6 +12,7 @@
 //   5. for reference, start-up, memory and CPU per request of the hub compiled as systemd runs it
 //      (tsc -p tsconfig.build.json, plain node), since tsx itself costs start-up time and memory
 //   6. the figures of bench/modbus.ts, when that module exists
+//   7. command latency over MQTT and Modbus and event throughput (bench/commands.ts)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
@@ -226,6 +227,20 @@ async function main(): Promise<number> {
         notes.push(`bench/modbus.ts failed: ${(err as Error).message}`);
         exitCode = 1;
       }
+    }
+    // ---- 7. commands and events (bench/commands.ts) ----
+    log('running bench/commands.ts');
+    try {
+      const { benchCommands } = (await import(pathToFileURL(join(ROOT, 'bench', 'commands.ts')).href)) as { benchCommands: () => Promise<Record<string, number | string>> };
+      const commands = await benchCommands();
+      details['commands'] = commands;
+      for (const [name, value] of Object.entries(commands)) {
+        const target = /beyond the simulator/.test(name) && typeof value === 'number' ? { text: '< 20 ms', pass: value < 20 } : undefined;
+        report(`commands: ${name}`, value, '', target);
+      }
+    } catch (err) {
+      notes.push(`bench/commands.ts failed: ${(err as Error).message}`);
+      exitCode = 1;
     }
   } catch (err) {
     notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);

@@ -24,6 +24,8 @@ import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
 import { HubRuntime } from './runtime/hub-runtime.ts';
 import { BrokerLink } from './transport/broker-link.ts';
+import { redactUrl } from './transport/mqtt-connection.ts';
+import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 
@@ -133,6 +135,8 @@ export class Daemon {
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings };
+    // Chargers are paired over the broker: the page tells the user which broker to point them at.
+    if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url));
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });

@@ -16,6 +16,8 @@ export interface Runtime {
   refresh(device: DeviceRecord): Promise<DeviceRecord>;
   commandCreated(command: CommandRecord): void;
   deviceDeleted(device: DeviceRecord): void;
+  /** A device added in this process (pairing): driven and announced at once. */
+  deviceAdded?(device: DeviceRecord): void;
 }
 
 /** A runtime with no drivers: refresh returns the stored state, unchanged. */

@@ -3,7 +3,7 @@
 // and answers writes on its command topics. Faults on demand: `silent` (takes commands, never
 // answers), `rejecting` (answers with an error), `delayMs` (answers late), and `drop()` (the
 // connection dies without a goodbye, so the broker publishes the last will).
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import mqtt, { type IClientOptions, type IClientPublishOptions, type IPublishPacket, type MqttClient } from 'mqtt';
 
 export interface SimFaults {
   silent: boolean;
@@ -14,6 +14,8 @@ export interface SimFaults {
 export interface SimOptions {
   url: string;
   will?: { topic: string; payload: string; retain: boolean; qos: 0 | 1 };
+  /** 5 for a device that answers MQTT 5 requests (response topic, correlation data). */
+  protocolVersion?: 4 | 5;
 }
 
 export abstract class MqttDeviceSim {
@@ -28,18 +30,24 @@ export abstract class MqttDeviceSim {
   protected abstract commandTopics(): string[];
   /** Publishes the device's whole state, as the real device does when it (re)connects. */
   protected abstract publishAll(): Promise<void>;
-  /** Applies one command; returns false when it was not understood. */
-  protected abstract onCommand(topic: string, payload: string): Promise<void>;
+  /** Applies one command; `packet` carries its MQTT 5 properties (response topic, correlation data). */
+  protected abstract onCommand(topic: string, payload: string, packet: IPublishPacket): Promise<void>;
 
   async start(): Promise<void> {
     const options: IClientOptions = { clientId: `sim-${Math.random().toString(16).slice(2, 10)}`, reconnectPeriod: 200, connectTimeout: 5000 };
     if (this.options.will) options.will = { ...this.options.will, payload: Buffer.from(this.options.will.payload) };
+    if (this.options.protocolVersion) options.protocolVersion = this.options.protocolVersion;
     const client = await mqtt.connectAsync(this.options.url, options);
     this.client = client;
-    client.on('message', (topic, payload) => {
+    // Small answers right after other small packets: without this, Nagle holds them for the
+    // broker's delayed ACK (tens of ms), which is the network stack's delay, not the device's.
+    const noDelay = () => (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
+    noDelay();
+    client.on('connect', noDelay);
+    client.on('message', (topic, payload, packet) => {
       const text = payload.toString();
       this.received.push({ topic, payload: text });
-      void this.onCommand(topic, text).catch(() => {});
+      void this.onCommand(topic, text, packet).catch(() => {});
     });
     client.on('connect', () => void this.afterConnect());
     await this.afterConnect();
@@ -52,9 +60,9 @@ export abstract class MqttDeviceSim {
     await this.publishAll();
   }
 
-  async publish(topic: string, payload: string, retain = true): Promise<void> {
+  async publish(topic: string, payload: string, retain = true, properties?: IClientPublishOptions['properties']): Promise<void> {
     if (!this.client?.connected) return;
-    await this.client.publishAsync(topic, payload, { qos: 1, retain });
+    await this.client.publishAsync(topic, payload, { qos: 1, retain, ...(properties ? { properties } : {}) });
   }
 
   /** Answers after the configured delay, unless silent. */
