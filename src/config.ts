@@ -5,6 +5,8 @@ import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { toValidationErrors } from './api/validation.ts';
+import { DEVICE_KINDS, HVAC_TYPES } from './domain/vocabulary.ts';
+import { configuredDeviceProblems } from './configured-devices.ts';
 
 const Port = z.int().min(0).max(65535);
 
@@ -58,6 +60,33 @@ export const ConfigSchema = z.strictObject({
     maxInFlight: z.int().min(1).max(100).default(8),
     maxResponseBytes: z.int().min(1024).default(4 * 1024 * 1024),
   }).optional(),
+  /** Serial buses (RS-485) shared by Modbus RTU devices, by name. */
+  modbus: z.strictObject({
+    buses: z.record(z.string().regex(/^[A-Za-z0-9_-]{1,32}$/, 'bus names are 1 to 32 letters, digits, - or _'), z.strictObject({
+      serialPort: z.string().min(1),
+      baudRate: z.int().min(300).max(921_600).default(9600),
+      parity: z.enum(['none', 'even', 'odd']).default('none'),
+      stopBits: z.union([z.literal(1), z.literal(2)]).default(1),
+      dataBits: z.union([z.literal(7), z.literal(8)]).default(8),
+      /** Silence between requests some RS-485 devices need. */
+      pauseBetweenMs: z.int().min(0).max(10_000).optional(),
+    })).default({}),
+  }).prefault({}),
+  /** Devices the installer declares: added at start unless deleted through the API or the CLI. */
+  devices: z.array(z.strictObject({
+    /** A stable id; derived from kind, owner and address when absent. */
+    id: z.uuid().optional(),
+    kind: z.enum(DEVICE_KINDS),
+    userId: z.string().min(1).max(50),
+    vendor: z.string().min(1),
+    name: z.string().max(200).optional(),
+    model: z.string().max(200).optional(),
+    /** HVAC only. */
+    type: z.enum(HVAC_TYPES).optional(),
+    locationId: z.uuid().optional(),
+    /** The driver binding: `type` plus its settings; Modbus RTU devices name a `bus`. */
+    driver: z.looseObject({ type: z.string().min(1), bus: z.string().optional() }),
+  })).default([]),
   apiKey: z.string().min(24, 'must be at least 24 characters long').optional(),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -106,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env['HUB_LOG_LEVEL']) merged['logLevel'] = env['HUB_LOG_LEVEL'];
   const result = ConfigSchema.safeParse(merged, { reportInput: true });
   if (!result.success) problems.push(...toValidationErrors(result.error.issues));
+  else problems.push(...configuredDeviceProblems(result.data));
   if (problems.length > 0 || !result.success) throw new ConfigError(problems, source);
   return result.data;
 }

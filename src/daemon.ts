@@ -26,6 +26,7 @@ import { HubRuntime } from './runtime/hub-runtime.ts';
 import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
+import { applyConfiguredDevices } from './configured-devices.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 
@@ -93,6 +94,8 @@ export class Daemon {
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
+    const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
+    if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
     // Modbus drivers: their makers become available vendors; polling starts on the open store.
     const store = this.store;

@@ -1,0 +1,111 @@
+// Devices declared in the configuration file: checked with the configuration (every problem at once,
+// with its path), then added to the store at start. A declared device that was deleted through the
+// API or the CLI stays deleted (decisions: deletion is permanent), and one already stored keeps its
+// state; its name, model and binding follow the file.
+import { createHash } from 'node:crypto';
+import type { Config } from './config.ts';
+import type { DeviceRecord, DriverBinding } from './domain/device.ts';
+import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
+import type { Logger } from './log.ts';
+import type { Store } from './store/store.ts';
+import { endpointOf } from './transport/endpoint.ts';
+import { builtInDrivers } from '../drivers/index.ts';
+import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
+import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
+
+type ConfiguredDevice = Config['devices'][number];
+
+/** The binding as the drivers read it: a named bus becomes its serial settings. */
+export function resolveBinding(device: ConfiguredDevice, config: Config): DriverBinding {
+  const { bus, ...binding } = device.driver;
+  if (bus === undefined) return binding as DriverBinding;
+  const settings = config.modbus.buses[bus];
+  if (!settings) throw new Error(`names bus "${bus}", which modbus.buses does not declare`);
+  return { ...settings, ...binding, bus } as DriverBinding;
+}
+
+/** Every problem of the declared devices, with its path, for the configuration's error list. */
+export function configuredDeviceProblems(config: Config): { field: string; message: string }[] {
+  const problems: { field: string; message: string }[] = [];
+  const modbus = builtInDrivers();
+  const mqtt = builtInMqttDrivers();
+  const ids = new Map<string, number>();
+  config.devices.forEach((device, index) => {
+    const at = (field: string, message: string) => problems.push({ field: `devices[${index}]${field ? `.${field}` : ''}`, message });
+    if (!VENDORS_BY_KIND[device.kind].includes(device.vendor)) at('vendor', `must be one of ${VENDORS_BY_KIND[device.kind].join(', ')} for a ${device.kind}`);
+    if (device.kind === 'hvac' && !device.type) at('type', 'an HVAC device needs its type (AC, HEATING_CIRCUIT, DHW, THERMOSTAT)');
+    if (device.kind !== 'hvac' && device.type) at('type', 'only HVAC devices have a type');
+    let binding: DriverBinding;
+    try {
+      binding = resolveBinding(device, config);
+    } catch (err) {
+      at('driver.bus', (err as Error).message);
+      return;
+    }
+    try {
+      if (modbus.has(binding.type)) {
+        const definition = modbus.definitionFor(binding);
+        if (!definition.kinds[device.kind]) throw new Error(`driver ${binding.type} cannot read a ${device.kind}`);
+        endpointOf(binding);
+      } else if (mqtt.has(binding.type)) {
+        if (!config.mqtt) throw new Error(`driver ${binding.type} speaks MQTT, and no mqtt broker is configured`);
+        const definition = mqtt.definitionFor(binding);
+        if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${binding.type} cannot drive a ${device.kind}`);
+        settingsOf(definition, binding);
+      } else {
+        throw new Error(`unknown driver type "${binding.type}" (known: ${[...modbus.all(), ...mqtt.all()].map((d) => d.type).join(', ')})`);
+      }
+    } catch (err) {
+      at('driver', (err as Error).message);
+    }
+    const id = configuredId(device, config);
+    const first = ids.get(id);
+    if (first !== undefined) at('', `is the same device as devices[${first}] (same id, or same kind, owner and address)`);
+    else ids.set(id, index);
+  });
+  return problems;
+}
+
+/** The declared id, else one derived from what identifies the device, stable across restarts. */
+export function configuredId(device: ConfiguredDevice, config: Config): string {
+  if (device.id) return device.id;
+  let binding: DriverBinding;
+  try {
+    binding = resolveBinding(device, config);
+  } catch {
+    binding = device.driver as DriverBinding;
+  }
+  const identity = JSON.stringify([device.kind, device.userId, binding.type, binding['host'] ?? binding['serialPort'] ?? null,
+    binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? null]);
+  const hex = createHash('sha256').update(identity).digest('hex');
+  // A UUID (version 8, "custom"): the API's ids are UUIDs.
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Adds or updates the declared devices; returns how many were added, updated and left deleted. */
+export function applyConfiguredDevices(store: Store, config: Config, nowMs: number, log: Logger): { added: number; updated: number; deleted: number } {
+  const counts = { added: 0, updated: 0, deleted: 0 };
+  const records: DeviceRecord[] = [];
+  for (const device of config.devices) {
+    const id = configuredId(device, config);
+    const binding = resolveBinding(device, config);
+    if (store.devices.wasDeleted(id) || store.devices.wasDeletedAt(binding)) {
+      counts.deleted++;
+      log.info({ device: id }, 'configured device was deleted; it is not added again (remove it from the file)');
+      continue;
+    }
+    const existing = store.devices.get(id);
+    const record: DeviceRecord = {
+      id, kind: device.kind, userId: device.userId, vendor: device.vendor, name: device.name ?? existing?.name ?? null,
+      model: device.model ?? existing?.model ?? null, isOnline: existing?.isOnline ?? false, lastUpdatedMs: existing?.lastUpdatedMs ?? null,
+      locationId: device.locationId ?? existing?.locationId ?? null, hvacType: device.type ?? null, staticData: existing?.staticData ?? {},
+      state: existing?.state ?? null, driver: binding, createdAtMs: existing?.createdAtMs ?? nowMs,
+    };
+    if (existing && JSON.stringify(existing) === JSON.stringify(record)) continue;
+    if (existing) counts.updated++;
+    else counts.added++;
+    records.push(record);
+  }
+  if (records.length > 0) store.devices.save(records);
+  return counts;
+}
