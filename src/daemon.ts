@@ -27,6 +27,7 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
+import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 
@@ -142,6 +143,9 @@ export class Daemon {
     if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url));
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
+    watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
+    watchCommands(this.worker, this.metrics);
+    if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
 
     const server = serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port }) as Server;

@@ -57,6 +57,8 @@ export interface PollResult {
   deviceId: string;
   ok: boolean;
   error?: Error;
+  /** How long the read took, queueing on its line included. */
+  ms?: number;
 }
 
 export class PollScheduler extends EventEmitter {
@@ -99,6 +101,11 @@ export class PollScheduler extends EventEmitter {
     await Promise.allSettled(inFlight);
     this.flush();
     this.sessions.clear();
+  }
+
+  /** Devices being polled. */
+  get deviceCount(): number {
+    return this.sessions.size;
   }
 
   /** Stops polling a device (deleted); its line stays for the devices that share it. */
@@ -203,7 +210,7 @@ export class PollScheduler extends EventEmitter {
       if (priority === 'poll') session.nextPollAt = Math.max(session.nextPollAt + session.intervalMs, started);
       this.polls++;
       session.log.debug({ values, ms: this.clock.now() - started }, 'modbus: polled');
-      const result = { deviceId: id, ok: true };
+      const result = { deviceId: id, ok: true, ms: this.clock.now() - started };
       this.emit('polled', result);
       return result;
     } catch (err) {
@@ -215,7 +222,7 @@ export class PollScheduler extends EventEmitter {
       if (session.failures >= this.settings.offlineAfterFailures) this.writer.reportOnline(id, false);
       const level = session.failures === 1 || session.failures === this.settings.offlineAfterFailures ? 'warn' : 'debug';
       session.log[level]({ err: error, failures: session.failures, retryInMs: backoff }, 'modbus: poll failed');
-      const result = { deviceId: id, ok: false, error };
+      const result = { deviceId: id, ok: false, error, ms: this.clock.now() - started };
       this.emit('polled', result);
       return result;
     }

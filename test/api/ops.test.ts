@@ -65,7 +65,11 @@ test('/metrics needs a key and reports commands, devices, memory and requests', 
   assert.match(res.headers.get('content-type')!, /^text\/plain; version=0\.0\.4/);
   const text = await res.text();
   assert.match(text, /^# TYPE hub_commands gauge$/m);
-  assert.match(text, /^hub_commands\{state="PENDING"\} 1$/m);
+  // The demo vehicle has no driver: the worker fails the command at once, with a reason.
+  assert.match(text, /^hub_commands\{state="FAILED"\} 1$/m);
+  assert.match(text, /^# TYPE hub_poll_duration_seconds histogram$/m);
+  assert.match(text, /^hub_polled_devices \d+$/m);
+  assert.match(text, /^hub_commands_in_progress 0$/m);
   assert.match(text, /^hub_devices\{kind="battery",online="true"\} 2$/m);
   assert.match(text, /^hub_process_resident_memory_bytes \d+$/m);
   assert.match(text, /^hub_event_loop_lag_seconds [\d.e-]+$/m);
