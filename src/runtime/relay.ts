@@ -7,7 +7,8 @@ import type { MqttClient, IPublishPacket } from 'mqtt';
 import type { Hono } from 'hono';
 import type { Logger } from '../log.ts';
 import { EventEmitter } from 'node:events';
-import { backoffDelay, connectMqtt, type MqttEndpoint } from '../transport/mqtt-connection.ts';
+import type { MqttEndpoint } from '../transport/mqtt-connection.ts';
+import { BrokerLink } from '../transport/broker-link.ts';
 
 export interface RelaySettings extends MqttEndpoint {
   hubId: string;
@@ -39,16 +40,11 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'etag', 'cache-control', 'al
 const REPLAY_MEMORY = 500;
 
 export class Relay {
+  private readonly link: BrokerLink;
   private client: MqttClient | undefined;
   private inFlight = 0;
   /** Answers by correlation data, so that a QoS 1 redelivery is answered again, not executed twice. */
   private readonly answered = new Map<string, RelayResponse>();
-  /** 'connectFailed' (err) on every failed attempt; tests and metrics listen. */
-  readonly events = new EventEmitter();
-  private stopped = false;
-  private loop: Promise<void> | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private wake: (() => void) | undefined;
   private resolveReady: () => void = () => {};
   private readonly readyPromise = new Promise<void>((resolve) => (this.resolveReady = resolve));
 
@@ -56,19 +52,24 @@ export class Relay {
     private readonly settings: RelaySettings,
     private readonly app: Hono,
     private readonly log: Logger,
-  ) {}
+  ) {
+    // A relay that cannot be reached (no internet at boot, a wrong certificate) must never keep the
+    // hub from serving the house: the link connects in the background with jittered back-off.
+    this.link = new BrokerLink({ ...settings, protocolVersion: 5 }, log, { initialMs: 2000, maxMs: 300_000 });
+    this.link.on('connect', (client: MqttClient) => void this.onConnect(client));
+  }
+
+  /** 'connectFailed' (err) on every failed attempt; tests and metrics listen. */
+  get events(): EventEmitter {
+    return this.link;
+  }
 
   get requestTopic(): string {
     return `${this.settings.topicPrefix}/${this.settings.hubId}/requests`;
   }
 
-  /**
-   * Connects in the background: a relay that cannot be reached (no internet at boot, a wrong
-   * certificate) must never keep the hub from serving the house. Retries with jittered back-off.
-   */
   start(): void {
-    this.stopped = false;
-    this.loop = this.connectLoop();
+    this.link.start();
   }
 
   /** Resolves once the relay is connected and subscribed. */
@@ -76,44 +77,27 @@ export class Relay {
     return this.readyPromise;
   }
 
-  private async connectLoop(): Promise<void> {
-    for (let attempt = 0; !this.stopped; attempt++) {
-      try {
-        const client = await connectMqtt({ ...this.settings, protocolVersion: 5 }, this.log);
-        if (this.stopped) {
-          await client.endAsync(true);
-          return;
-        }
-        if (client.options.protocolVersion !== 5) {
-          await client.endAsync(true);
-          throw new Error('the relay broker must speak MQTT 5 (response topics and correlation data)');
-        }
-        this.client = client;
-        client.on('message', (_topic, payload, packet) => void this.handle(payload, packet));
-        await client.subscribeAsync(this.requestTopic, { qos: 1 });
-        this.log.info({ topic: this.requestTopic }, 'relay connected');
-        this.resolveReady();
-        return;
-      } catch (err) {
-        this.events.emit('connectFailed', err);
-        const delay = backoffDelay(attempt, { initialMs: 2000, maxMs: 300_000 });
-        this.log.warn({ reason: (err as Error).message, retryInMs: delay }, 'relay not connected');
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          this.retryTimer = setTimeout(resolve, delay);
-        });
-      }
+  private async onConnect(client: MqttClient): Promise<void> {
+    if (client.options.protocolVersion !== 5) {
+      this.log.error('the relay broker must speak MQTT 5 (response topics and correlation data); relay not used');
+      return;
+    }
+    if (this.client !== client) {
+      this.client = client;
+      client.on('message', (_topic, payload, packet) => void this.handle(payload, packet));
+    }
+    try {
+      await client.subscribeAsync(this.requestTopic, { qos: 1 });
+      this.log.info({ topic: this.requestTopic }, 'relay connected');
+      this.resolveReady();
+    } catch (err) {
+      this.log.warn({ reason: (err as Error).message }, 'relay subscription failed; retried on the next connection');
     }
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.retryTimer);
-    this.wake?.();
-    await this.loop;
-    const client = this.client;
+    await this.link.stop();
     this.client = undefined;
-    if (client) await client.endAsync();
   }
 
   private async handle(payload: Buffer, packet: IPublishPacket): Promise<void> {
