@@ -43,3 +43,16 @@ test('json-local writes the windows in device time; an empty schedule is refused
   assert.throws(() => encodeSchedule('json-local', { schedules: [] }, {}, WINTER), /empty/);
   assert.throws(() => encodeSchedule('no-such-format', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '05:00' } }] }, {}, WINTER), /does not know/);
 });
+
+test('ebusd-vaillant-timer writes each local day as three from;to slots of the VRC700 (slot1-3), 10-minute steps', () => {
+  const days = encodeSchedule('ebusd-vaillant-timer', { schedules: [
+    { mode: 'HEAT', start: { day: 'SUNDAY', time: '22:30' }, end: { day: 'MONDAY', time: '01:00' } },
+    { mode: 'REDUCED', start: { day: 'MONDAY', time: '01:00' } },
+  ] }, { timeZone: 'Europe/Berlin' }, WINTER);
+  assert.deepEqual(days, [
+    '00:00;02:00;-:-;-:-;-:-;-:-', ...Array(5).fill('-:-;-:-;-:-;-:-;-:-;-:-'), '23:30;24:00;-:-;-:-;-:-;-:-',
+  ]);
+  const four = ['04:00', '08:00', '12:00', '16:00'].map((time) => ({ mode: 'HEAT', start: { day: 'MONDAY' as const, time }, end: { day: 'MONDAY' as const, time: time.replace(/^\d\d/, (h) => String(Number(h) + 1).padStart(2, '0')) } }));
+  assert.throws(() => encodeSchedule('ebusd-vaillant-timer', { schedules: four }, { timeZone: 'UTC' }, WINTER), /at most 3 heating windows a day; MONDAY has 4/);
+  assert.throws(() => encodeSchedule('ebusd-vaillant-timer', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '06:05' }, end: { day: 'MONDAY', time: '07:00' } }] }, { timeZone: 'UTC' }, WINTER), /10-minute steps; MONDAY 06:05-07:00/);
+});

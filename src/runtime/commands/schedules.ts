@@ -100,23 +100,29 @@ const ENCODERS: Record<string, Encoder> = {
     day: w.day, from: hhmm(w.fromMin), to: hhmm(w.toMin), mode: w.mode, ...(w.temperature !== undefined ? { temperature: w.temperature } : {}),
   })))],
   /**
-   * Vaillant controllers through ebusd (e.g. 700/Z1Timer_Monday): per day, up to three comfort
-   * windows "HH:MM;HH:MM" (from;to), unused ones "-:-;-:-", then the day selector. Set-back modes
-   * (REDUCED, OFF) are the time outside the windows.
+   * Vaillant VRC700 time programs through ebusd (`700/z1Timer.Monday`, `hwcTimer.<Day>`…): one
+   * message per day, type `slot1-3` = three (from;to) pairs of TTM times (ebusd-configuration
+   * 15.700.csv, _templates.csv), e.g. `06:00;22:00;-:-;-:-;-:-;-:-`. TTM keeps 10-minute steps and
+   * writes `24:00` for the end of the day; `-:-` is an unused slot (ebusd datatype.cpp). Set-back
+   * modes (REDUCED, OFF) are the time outside the windows.
    */
   'ebusd-vaillant-timer': (events, settings, nowMs) => {
     const windows = mergeAdjacent(localWindows(events, zoneOf(settings), nowMs).filter((w) => ACTIVE_MODES.has(w.mode)));
-    return WEEK_DAYS.map((day, i) => {
+    return WEEK_DAYS.map((day) => {
       const today = windows.filter((w) => w.day === day);
       if (today.length > 3) throw new CommandFailure(`Vaillant controllers take at most 3 heating windows a day; ${day} has ${today.length} (device time).`);
-      const slots = today.map((w) => `${hhmm(w.fromMin)};${w.toMin === 1440 ? '24:00' : hhmm(w.toMin)}`);
+      const slots = today.map((w) => {
+        // ebusd would round a time between steps, and the controller would then echo another schedule.
+        if (w.fromMin % 10 !== 0 || w.toMin % 10 !== 0) {
+          throw new CommandFailure(`Vaillant time programs take times in 10-minute steps; ${day} ${hhmm(w.fromMin)}-${hhmm(w.toMin)} (device time) is not.`);
+        }
+        return `${hhmm(w.fromMin)};${hhmm(w.toMin)}`;
+      });
       while (slots.length < 3) slots.push('-:-;-:-');
-      return `${slots.join(';')};${VAILLANT_DAY[i]}`;
+      return slots.join(';');
     });
   },
 };
-
-const VAILLANT_DAY = ['Mo', 'Tu', 'We', 'Th', 'Fr', 'Sa', 'Su'];
 
 function mergeAdjacent(windows: LocalWindow[]): LocalWindow[] {
   const out: LocalWindow[] = [];

@@ -23,6 +23,9 @@ export interface ValueRule {
   /** Raw value (as text) → the field's value; a value not listed gives no field unless `otherwise`. */
   map?: Record<string, string | number | boolean>;
   otherwise?: string | number | boolean;
+  /** Not from the message: a text from the binding's settings, kept with the message's other values
+   * (e.g. `{currency}`, what a price feed is quoted in). */
+  fromSettings?: Template;
 }
 
 export interface StateTopic {
@@ -86,7 +89,8 @@ export type CommandValue =
 export interface CommandSpec {
   value: CommandValue;
   /** One step for most devices; several for a schedule that spans one message per day. The
-   * encoder of a schedule gives one value per step (`{value}` of step n is its n-th part). */
+   * encoder of a schedule gives one value per step (`{value}` of step n is its n-th part); other
+   * commands give every step the same `{value}` (a write, then a request to read it back). */
   publish: readonly PublishStep[];
   confirm: Confirmation;
   timeoutMs?: number;
@@ -115,6 +119,9 @@ export interface MqttDriverDefinition {
   availability?: Availability;
   /** No message for this long means the device is offline (bridges without a last will). */
   staleAfterMs?: number;
+  /** A setting, in seconds, that replaces staleAfterMs per binding (a feed whose cadence only the
+   * installer knows). */
+  staleAfterSetting?: string;
   /** Topics to publish to ask for fresh values (a refresh); ebusd answers `/get`, go-e publishes on its own. */
   refresh?: readonly PublishStep[];
   state: readonly StateTopic[];

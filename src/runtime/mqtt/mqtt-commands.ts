@@ -17,7 +17,9 @@ import { decodePayload, valueAt } from './values.ts';
 
 export async function runMqttCommand(client: MqttClient, session: MqttSession, type: CommandType, spec: CommandSpec, payload: unknown, signal: AbortSignal): Promise<void> {
   const values = commandValues(spec.value, type, payload, session.settings);
-  if (spec.publish.length > 1 && values.length !== spec.publish.length) {
+  // A schedule written day by day gives one value per step; any other command gives every step the
+  // same `{value}` (e.g. a write, then a request to read it back).
+  if (spec.value.from === 'schedule' && values.length !== spec.publish.length) {
     throw new CommandFailure(`${type}: the device's format needs ${spec.publish.length} parts, the command gave ${values.length}.`);
   }
   const correlation = randomUUID();

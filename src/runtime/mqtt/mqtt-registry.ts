@@ -50,9 +50,11 @@ export class MqttDriverRegistry {
     if (!definition.configurable) return definition;
     const custom = CustomDefinition.safeParse(binding);
     if (!custom.success) {
-      throw new Error(`driver ${binding.type}: ${custom.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+      const problems = custom.error.issues.map((i) => `${pathText(i.path) || 'the binding'}: ${/received undefined$/.test(i.message) ? 'is missing' : i.message}`);
+      throw new Error(`driver ${binding.type}: the binding does not describe a usable device (${problems.join('; ')})`);
     }
-    const merged = { ...definition, ...custom.data, type: definition.type, configurable: true } as MqttDriverDefinition;
+    const { type: _type, chargerId: _chargerId, ...own } = custom.data;
+    const merged = { ...definition, ...own, type: definition.type, configurable: true } as MqttDriverDefinition;
     checkDefinition(merged);
     return merged;
   }
@@ -77,8 +79,13 @@ export function settingsOf(definition: MqttDriverDefinition, binding: DriverBind
   return out;
 }
 
+/** `state[0].fields.power.as`, the way an installer reads their own binding. */
+function pathText(path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), '');
+}
+
 function templatesOf(definition: MqttDriverDefinition): string[] {
-  const out: string[] = definition.state.map((s) => s.topic);
+  const out: string[] = definition.state.flatMap((s) => [s.topic, ...Object.values(s.fields).flatMap((r) => (r.fromSettings !== undefined ? [r.fromSettings] : []))]);
   if (definition.availability) out.push(definition.availability.topic);
   for (const step of definition.refresh ?? []) out.push(step.topic, step.payload);
   for (const command of Object.values(definition.commands ?? {})) {
@@ -97,6 +104,10 @@ function checkDefinition(definition: MqttDriverDefinition): void {
     for (const [, name] of template.matchAll(/\{(\w+)\}/g)) {
       if (!BUILT_IN.has(name!) && !(name! in definition.settings)) fail(`template "${template}" uses {${name}}, which is not a setting`);
     }
+  }
+  if (definition.staleAfterSetting !== undefined) {
+    const setting = definition.settings[definition.staleAfterSetting];
+    if (!setting || setting.pattern !== '[0-9]+') fail(`staleAfterSetting ${definition.staleAfterSetting} must be a setting with pattern [0-9]+ (seconds)`);
   }
   for (const topic of definition.state) {
     if (/[#+]/.test(topic.topic)) fail(`state topic ${topic.topic} must not contain wildcards`);
@@ -139,7 +150,10 @@ const Value = z.discriminatedUnion('from', [
 ]);
 
 /** What an installer writes in a binding of the generic definition (see drivers/mqtt/generic.ts). */
-const CustomDefinition = z.object({
+const CustomDefinition = z.strictObject({
+  // Keys of the binding the hub itself reads; anything else unknown is a mistake, refused by name.
+  type: z.string(),
+  chargerId: z.string().optional(),
   state: z.array(z.strictObject({ topic: Topic, format: z.enum(['json', 'plain']), fields: z.record(z.string(), Rule) })).min(1),
   availability: z.strictObject({ topic: Topic, path: z.string().optional(), online: z.array(z.string()).min(1), offline: z.array(z.string()).min(1) }).optional(),
   staleAfterMs: z.int().min(1000).optional(),

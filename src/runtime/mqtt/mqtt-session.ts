@@ -39,6 +39,8 @@ export class MqttSession extends EventEmitter {
   /** Increments with each state message, so that a waiter can ask for one newer than it saw. */
   messages = 0;
   private readonly stateTopics: ReadonlyMap<string, StateTopic>;
+  /** Silence after which the device is offline: the binding's setting, else the definition's. */
+  private readonly staleAfterMs: number | undefined;
 
   constructor(
     readonly device: DeviceRecord,
@@ -50,6 +52,8 @@ export class MqttSession extends EventEmitter {
     this.settings = settingsOf(definition, device.driver!);
     if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${definition.type} cannot drive a ${device.kind}`);
     this.stateTopics = new Map(definition.state.map((s) => [this.fill(s.topic), s]));
+    const staleSetting = definition.staleAfterSetting ? this.settings[definition.staleAfterSetting] : undefined;
+    this.staleAfterMs = staleSetting !== undefined ? Number(staleSetting) * 1000 : definition.staleAfterMs;
   }
 
   fill(template: string, extra: Record<string, string> = {}): string {
@@ -72,7 +76,7 @@ export class MqttSession extends EventEmitter {
     const apiFields = API_STATE_FIELDS[this.device.kind];
     const update: StateUpdate = { values: {}, mapped: [] };
     for (const [field, rule] of Object.entries(topic.fields)) {
-      const value = applyRule(rule, data);
+      const value = rule.fromSettings !== undefined ? this.fill(rule.fromSettings) : applyRule(rule, data);
       if (field.startsWith('static.')) {
         if (value !== undefined) this.staticValues[field.slice('static.'.length)] = value;
         continue;
@@ -108,8 +112,8 @@ export class MqttSession extends EventEmitter {
   /** Whether the device is heard from: not declared offline, and not silent for too long. */
   isHeard(nowMs: number, defaultStaleMs: number): boolean {
     if (this.available === false) return false;
-    if (this.available === true && this.definition.staleAfterMs === undefined) return true;
-    const staleAfter = this.definition.staleAfterMs ?? defaultStaleMs;
+    if (this.available === true && this.staleAfterMs === undefined) return true;
+    const staleAfter = this.staleAfterMs ?? defaultStaleMs;
     return this.lastMessageAtMs !== undefined && nowMs - this.lastMessageAtMs <= staleAfter;
   }
 

@@ -1,0 +1,60 @@
+// TeslaMate as its MQTT integration documents it (teslamate-org/teslamate, docs/integrations/mqtt.md):
+// one retained topic per value under `teslamate/cars/{id}/`, plain payloads, published when a value
+// changes; `healthy` true/false; no last will and no command topics (TeslaMate is read-only).
+import { MqttDeviceSim } from './mqtt-device-sim.ts';
+
+export interface TeslaMateState {
+  display_name: string;
+  model: string;
+  healthy: boolean;
+  battery_level: number;
+  charge_limit_soc: number;
+  /** Tesla API words: Disconnected, Starting, Charging, Stopped, Complete, NoPower. */
+  charging_state: string;
+  plugged_in: boolean;
+  /** kW; null is published as an empty payload, as TeslaMate does when not charging. */
+  charger_power: number | null;
+  charger_actual_current: number | null;
+  est_battery_range_km: number;
+}
+
+export class TeslaMateSim extends MqttDeviceSim {
+  readonly state: TeslaMateState = {
+    display_name: 'Blue Thunder', model: '3', healthy: true, battery_level: 64, charge_limit_soc: 80, charging_state: 'Disconnected',
+    plugged_in: false, charger_power: null, charger_actual_current: null, est_battery_range_km: 301.4,
+  };
+
+  constructor(url: string, readonly carId = '1', readonly prefix = 'teslamate') {
+    super({ url });
+  }
+
+  private t(key: string): string {
+    return `${this.prefix}/cars/${this.carId}/${key}`;
+  }
+
+  protected commandTopics(): string[] {
+    return [];
+  }
+
+  protected async publishAll(): Promise<void> {
+    for (const key of Object.keys(this.state) as (keyof TeslaMateState)[]) await this.set(key, this.state[key]);
+  }
+
+  protected async onCommand(): Promise<void> {
+    // TeslaMate subscribes to nothing.
+  }
+
+  /** Changes one value and publishes it, as TeslaMate does on a change. */
+  async set<K extends keyof TeslaMateState>(key: K, value: TeslaMateState[K]): Promise<void> {
+    this.state[key] = value;
+    await this.publish(this.t(key), value === null ? '' : String(value));
+  }
+
+  /** The car is plugged into a charger that powers it. */
+  async startCharging(powerKw: number, currentA: number): Promise<void> {
+    await this.set('plugged_in', true);
+    await this.set('charger_actual_current', currentA);
+    await this.set('charger_power', powerKw);
+    await this.set('charging_state', 'Charging');
+  }
+}

@@ -1,0 +1,162 @@
+// The ebusd Vaillant definitions (zone and hot water of a VRC700) against a simulator that publishes
+// what ebusd's MQTT client publishes, through a real broker and a whole hub: messages to stored
+// telemetry, the last will, writes confirmed by the republished message, refusals that only time
+// out, and a week's schedule arriving as seven day programs in the controller's local time.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EbusdVaillantSim } from '../../../src/sim/mqtt/ebusd-vaillant-sim.ts';
+import { offsetMinutes } from '../../../src/runtime/commands/schedules.ts';
+import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
+
+const ZONE = '7a1c0e00-0000-4000-8000-0000000e0001';
+const DHW = '7a1c0e00-0000-4000-8000-0000000e0002';
+
+async function setup(t: import('node:test').TestContext, config: Record<string, unknown> = {}) {
+  const hub = await startMqttHub(t, {
+    records: [
+      drivenRecord('hvac', ZONE, 'VAILLANT', { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin' }, { type: 'HEATING_CIRCUIT' }),
+      drivenRecord('hvac', DHW, 'VAILLANT', { type: 'ebusd-vaillant-dhw', timeZone: 'Europe/Berlin' }, { type: 'DHW' }),
+    ],
+    config,
+  });
+  const sim = new EbusdVaillantSim(hub.broker.url);
+  t.after(() => sim.stop());
+  const zone = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.isOnline && e.device.state?.['timerSunday'] !== undefined);
+  const dhw = hub.event((e) => e.type === 'update' && e.device.id === DHW && e.device.isOnline && e.device.state?.['timerSunday'] !== undefined);
+  await sim.start();
+  await Promise.all([zone, dhw]);
+  return { hub, sim };
+}
+
+const sets = (sim: EbusdVaillantSim) => sim.received.filter((m) => m.topic.endsWith('/set'));
+
+test('ebusd: the controller\'s messages become the zone\'s and the hot water\'s telemetry; the API shows only reachability', async (t) => {
+  const { hub, sim } = await setup(t);
+  const warmer = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.state?.['roomTemperature'] === 21.5);
+  await sim.update('z1RoomTemp', '21.5');
+  await warmer;
+  const { lastUpdated, ...zone } = hub.device(ZONE)!.state!;
+  assert.match(String(lastUpdated), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.deepEqual(zone, {
+    roomTemperature: 21.5, targetTemperature: 21, reducedTemperature: 17, desiredTemperature: 21, opMode: 'auto', specialMode: 'auto',
+    outsideTemperature: 4.5,
+    timerMonday: '06:00;22:00;-:-;-:-;-:-;-:-', timerTuesday: '06:00;22:00;-:-;-:-;-:-;-:-', timerWednesday: '06:00;22:00;-:-;-:-;-:-;-:-',
+    timerThursday: '06:00;22:00;-:-;-:-;-:-;-:-', timerFriday: '06:00;22:00;-:-;-:-;-:-;-:-', timerSaturday: '06:00;22:00;-:-;-:-;-:-;-:-',
+    timerSunday: '06:00;22:00;-:-;-:-;-:-;-:-',
+  });
+  const dhw = hub.device(DHW)!.state!;
+  assert.equal(dhw['waterTemperature'], 46.5);
+  assert.equal(dhw['targetTemperature'], 50);
+  assert.equal(dhw['timerMonday'], '05:30;07:00;17:00;21:00;-:-;-:-');
+
+  const list = await hub.api('/users/household-1/hvacs');
+  const items = ((await list.json()) as { content: Record<string, unknown>[] }).content;
+  const item = items.find((i) => i['id'] === ZONE)!;
+  assert.equal(item['isOnline'], true);
+  assert.equal(item['type'], 'HEATING_CIRCUIT');
+  assert.equal(item['roomTemperature'], undefined, 'telemetry is not part of the API');
+  const vendors = (await (await hub.api('/connections/available-vendors')).json()) as { hvac: { id: string }[] };
+  assert.ok(vendors.hvac.some((v) => v.id === 'VAILLANT'));
+});
+
+test('ebusd: a refresh asks ebusd to read each message with …/get', async (t) => {
+  const { hub, sim } = await setup(t);
+  await hub.daemon.mqtt!.refresh(hub.device(ZONE)!);
+  const gets = sim.received.filter((m) => m.topic.endsWith('/get')).map((m) => `${m.topic} ${JSON.stringify(m.payload)}`);
+  assert.deepEqual(gets, [
+    'ebusd/700/z1RoomTemp/get ""', 'ebusd/700/z1DayTemp/get ""', 'ebusd/700/z1NightTemp/get ""',
+    'ebusd/700/z1ActualRoomTempDesired/get ""', 'ebusd/700/z1OpMode/get ""', 'ebusd/700/DisplayedOutsideTemp/get ""',
+  ]);
+});
+
+test('ebusd: the last will (global/running false) marks both devices offline, and they come back', async (t) => {
+  const { hub, sim } = await setup(t);
+  const zoneOff = hub.event((e) => e.type === 'offline' && e.device.id === ZONE);
+  const dhwOff = hub.event((e) => e.type === 'offline' && e.device.id === DHW);
+  sim.drop();
+  await Promise.all([zoneOff, dhwOff]);
+  assert.equal(hub.device(ZONE)?.isOnline, false);
+  const back = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.isOnline);
+  await sim.start();
+  await back;
+});
+
+test('ebusd: temperature, mode and hot water boost are written to …/set and confirmed by the republished message', async (t) => {
+  const { hub, sim } = await setup(t);
+  const temperature = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 22.5 }).id);
+  assert.equal(temperature.state, 'EXECUTED', temperature.failedReason ?? '');
+  const mode = await hub.commandDone(hub.submit(ZONE, 'SET_MODE', { mode: 'REDUCED' }).id);
+  assert.equal(mode.state, 'EXECUTED', mode.failedReason ?? '');
+  const water = await hub.commandDone(hub.submit(DHW, 'SET_TEMPERATURE', { temperature: 55 }).id);
+  assert.equal(water.state, 'EXECUTED', water.failedReason ?? '');
+  const boost = await hub.commandDone(hub.submit(DHW, 'POWER_BOOST').id);
+  assert.equal(boost.state, 'EXECUTED', boost.failedReason ?? '');
+  assert.deepEqual(sets(sim), [
+    { topic: 'ebusd/700/z1DayTemp/set', payload: '22.5' },
+    { topic: 'ebusd/700/z1OpMode/set', payload: 'night' },
+    { topic: 'ebusd/700/HwcTempDesired/set', payload: '55' },
+    { topic: 'ebusd/700/HwcSFMode/set', payload: 'load' },
+  ]);
+  assert.equal(sim.messages.get('z1DayTemp'), '22.5');
+  assert.equal(sim.messages.get('HwcSFMode'), 'load');
+
+  const cool = await hub.commandDone(hub.submit(ZONE, 'SET_MODE', { mode: 'COOL' }).id);
+  assert.equal(cool.state, 'FAILED');
+  assert.match(cool.failedReason ?? '', /no equivalent of mode COOL; it accepts AUTO, HEAT, REDUCED, OFF/);
+  const zoneBoost = await hub.commandDone(hub.submit(ZONE, 'POWER_BOOST').id);
+  assert.equal(zoneBoost.state, 'FAILED');
+  assert.match(zoneBoost.failedReason ?? '', /POWER_BOOST is not supported by the device's driver \(ebusd-vaillant-zone\)/);
+  assert.equal(sets(sim).length, 4, 'nothing is sent for a command the device cannot take');
+});
+
+test('ebusd: a write ebusd refuses publishes nothing, so it fails on its timeout; out-of-range values are never sent', async (t) => {
+  const { hub, sim } = await setup(t, { commands: { confirmTimeoutSeconds: 1 } });
+  sim.faults.rejecting = true;
+  const refused = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 19 }).id);
+  assert.equal(refused.state, 'FAILED');
+  assert.match(refused.failedReason ?? '', /did not confirm within 1 s/);
+  assert.equal(sim.messages.get('z1DayTemp'), '21');
+
+  const tooHot = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 35 }).id);
+  assert.equal(tooHot.state, 'FAILED');
+  assert.match(tooHot.failedReason ?? '', /outside what the device accepts \(5 to 30\)/);
+  assert.deepEqual(sets(sim).map((m) => m.payload), ['19']);
+});
+
+test('ebusd: a week\'s schedule in UTC arrives as seven day programs in the controller\'s local time (Europe/Berlin)', async (t) => {
+  const { hub, sim } = await setup(t);
+  const weekdays = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY'] as const;
+  const schedules = [
+    ...weekdays.flatMap((day) => [
+      { mode: 'HEAT', start: { day, time: '04:00' }, end: { day, time: '06:00' }, temperature: 21 },
+      { mode: 'HEAT', start: { day, time: '15:00' }, end: { day, time: '20:30' }, temperature: 21 },
+    ]),
+    ...(['SATURDAY', 'SUNDAY'] as const).map((day) => ({ mode: 'HEAT', start: { day, time: '06:00' }, end: { day, time: '21:00' } })),
+    { mode: 'REDUCED', start: { day: 'SUNDAY', time: '21:00' }, temperature: 17 },
+  ];
+  const response = await hub.api(`/hvacs/${ZONE}/commands/schedule`, { method: 'POST', json: { schedules } });
+  assert.equal(response.status, 200);
+  const done = await hub.commandDone(((await response.json()) as { id: string }).id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+
+  // Berlin is UTC+1 in winter and UTC+2 in summer; the controller keeps local times.
+  const h = offsetMinutes('Europe/Berlin', Date.now()) / 60;
+  const at = (hour: number, minute = '00') => `${String(hour + h).padStart(2, '0')}:${minute}`;
+  const weekday = `${at(4)};${at(6)};${at(15)};${at(20, '30')};-:-;-:-`;
+  const weekend = `${at(6)};${at(21)};-:-;-:-;-:-;-:-`;
+  assert.deepEqual(sets(sim), [
+    { topic: 'ebusd/700/z1Timer.Monday/set', payload: weekday },
+    { topic: 'ebusd/700/z1Timer.Tuesday/set', payload: weekday },
+    { topic: 'ebusd/700/z1Timer.Wednesday/set', payload: weekday },
+    { topic: 'ebusd/700/z1Timer.Thursday/set', payload: weekday },
+    { topic: 'ebusd/700/z1Timer.Friday/set', payload: weekday },
+    { topic: 'ebusd/700/z1Timer.Saturday/set', payload: weekend },
+    { topic: 'ebusd/700/z1Timer.Sunday/set', payload: weekend },
+  ]);
+  assert.equal(sim.messages.get('z1Timer.Sunday'), weekend);
+
+  const odd = await hub.commandDone(hub.submit(ZONE, 'SET_SCHEDULE', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '06:05' }, end: { day: 'MONDAY', time: '08:00' } }] }).id);
+  assert.equal(odd.state, 'FAILED');
+  assert.match(odd.failedReason ?? '', /10-minute steps; MONDAY \d\d:05-\d\d:00 \(device time\)/);
+  assert.equal(sets(sim).length, 7, 'a schedule the controller cannot hold is not sent');
+});

@@ -1,0 +1,95 @@
+// The TeslaMate definition against a simulator that publishes what TeslaMate's MQTT integration
+// documents, through a real broker and a whole hub: the car's telemetry, its health topic, and
+// commands, which TeslaMate cannot take: they go through the charger the car is plugged into.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { GoESim } from '../../../src/sim/mqtt/go-e-sim.ts';
+import { TeslaMateSim } from '../../../src/sim/mqtt/teslamate-sim.ts';
+import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
+
+const CHARGER = '7a2b3c4d-0000-4000-8000-00000000c001';
+const VEHICLE = '7a2b3c4d-0000-4000-8000-00000000e001';
+
+async function setup(t: import('node:test').TestContext, binding: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
+  const hub = await startMqttHub(t, {
+    records: [
+      drivenRecord('charger', CHARGER, 'GO_E', { type: 'go-e', serial: '012345' }),
+      drivenRecord('vehicle', VEHICLE, 'TESLA', { type: 'teslamate', carId: '1', chargerId: CHARGER, ...binding }),
+    ],
+    config,
+  });
+  const car = new TeslaMateSim(hub.broker.url, '1');
+  const charger = new GoESim(hub.broker.url, '012345');
+  t.after(() => car.stop());
+  t.after(() => charger.stop());
+  const carOnline = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.isOnline && e.device.state?.['rangeKm'] === 301.4);
+  const chargerOnline = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.isOnline);
+  await car.start();
+  await charger.start();
+  await Promise.all([carOnline, chargerOnline]);
+  return { hub, car, charger };
+}
+
+test('teslamate: the car\'s topics become its telemetry, and a charging session is seen', async (t) => {
+  const { hub, car } = await setup(t);
+  const stored = hub.device(VEHICLE)!;
+  assert.equal(stored.isOnline, true);
+  assert.ok(stored.lastUpdatedMs !== null && stored.lastUpdatedMs > Date.parse('2026-11-01T00:00:00Z'));
+  assert.deepEqual({ ...stored.state, lastUpdated: undefined }, {
+    lastUpdated: undefined, stateOfCharge: 64, chargeLimit: 80, chargingState: 'UNPLUGGED', isPlugged: false, rangeKm: 301.4,
+  });
+
+  const charging = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['chargingState'] === 'CHARGING');
+  await car.startCharging(11.2, 16);
+  const update = await charging;
+  assert.equal(update.type === 'update' && update.device.state?.['chargeRate'], 11.2);
+  assert.equal(hub.device(VEHICLE)!.state?.['chargeCurrent'], 16);
+  assert.equal(hub.device(VEHICLE)!.state?.['isPlugged'], true);
+
+  // TeslaMate empties charger_power when charging ends: the value is dropped, not kept stale.
+  const stopped = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['chargeRate'] === undefined);
+  await car.set('charger_power', null);
+  await stopped;
+});
+
+test('teslamate: healthy=false shows the car offline, healthy=true brings it back', async (t) => {
+  const { hub, car } = await setup(t);
+  const offline = hub.event((e) => e.type === 'offline' && e.device.id === VEHICLE);
+  await car.set('healthy', false);
+  await offline;
+  assert.equal(hub.device(VEHICLE)!.isOnline, false);
+  const back = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.isOnline);
+  await car.set('healthy', true);
+  await car.set('battery_level', 65);
+  await back;
+});
+
+test('teslamate: a car not heard for longer than staleAfterSeconds is shown offline', async (t) => {
+  const { hub } = await setup(t, { staleAfterSeconds: '1' });
+  // TeslaMate says healthy, but the car has been silent longer than the binding allows.
+  await hub.event((e) => e.type === 'offline' && e.device.id === VEHICLE, 10_000);
+  assert.equal(hub.device(VEHICLE)!.isOnline, false);
+});
+
+test('teslamate: CHARGING_STOP of the car is carried out through its charger (binding chargerId)', async (t) => {
+  const { hub, charger } = await setup(t);
+  const plugged = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.state?.['chargingState'] === 'CHARGING');
+  await charger.plugIn();
+  await plugged;
+  const response = await hub.api(`/vehicles/${VEHICLE}/commands/charging-stop`, { method: 'POST' });
+  assert.equal(response.status, 200);
+  const command = (await response.json()) as { id: string; state: string };
+  assert.equal(command.state, 'PENDING');
+  const done = await hub.commandDone(command.id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.deepEqual(charger.received.filter((m) => m.topic.endsWith('/set')), [{ topic: 'go-eCharger/012345/frc/set', payload: '1' }]);
+  assert.equal(charger.state.frc, 1);
+});
+
+test('teslamate: SET_CHARGING_SCHEDULE fails at once with a reason: TeslaMate takes no commands', async (t) => {
+  const { hub, charger } = await setup(t);
+  const done = await hub.commandDone(hub.submit(VEHICLE, 'SET_CHARGING_SCHEDULE', { schedules: [] }).id);
+  assert.equal(done.state, 'FAILED');
+  assert.match(done.failedReason ?? '', /SET_CHARGING_SCHEDULE is not supported.*teslamate.*accepts no commands/);
+  assert.equal(charger.received.length, 0, 'nothing reaches the charger');
+});
