@@ -1,10 +1,11 @@
 // Entry point: read the configuration, start the daemon, stop it cleanly on SIGINT/SIGTERM.
 // `--demo` (npm start) seeds a demo household and prints a fresh key to try the API with.
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, ConfigSchema } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { seedDemo } from './demo/site.ts';
 import { startDemoSimulators } from './sim/demo-sims.ts';
+import { startDemoMqtt } from './sim/demo-mqtt.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/watchdog.ts';
 import { systemClock } from './domain/time.ts';
@@ -26,15 +27,18 @@ async function main(): Promise<void> {
   }
   const log = createLogger(config.logLevel);
   let demoKey: string | undefined;
-  // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports.
+  // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
+  // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
   const simulators = demo ? await startDemoSimulators() : undefined;
+  const demoMqtt = demo && !config.mqtt ? await startDemoMqtt() : undefined;
+  if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
   const daemon = new Daemon({
     config,
     log,
     beforeListen: demo
       ? (store) => {
           const now = Date.now();
-          const devices = seedDemo(store, now, simulators?.bindings);
+          const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings });
           store.apiKeys.revoke('demo', now);
           demoKey = store.apiKeys.create('demo', now).key;
           log.info({ devices }, 'demo household loaded');
@@ -75,6 +79,7 @@ async function main(): Promise<void> {
       .catch(() => {})
       .then(() => daemon.stop())
       .then(() => simulators?.stop())
+      .then(() => demoMqtt?.stop())
       .then(() => {
         notifier?.close();
         process.exit(0);

@@ -46,11 +46,11 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       staticData: { vendor: 'FRONIUS', name: 'Grid connection point', model: 'Smart Meter TS 65A-3', siteName: 'Home' },
     },
     {
-      kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b01', 4), type: 'HEATING_CIRCUIT',
+      kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b01', 4), type: 'HEATING_CIRCUIT', driver: drivers.heating,
       staticData: { vendor: 'VAILLANT', name: 'Underfloor heating', model: 'aroTHERM plus VWL 75/6' },
     },
     {
-      kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b02', 6), type: 'DHW',
+      kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b02', 6), type: 'DHW', driver: drivers.hotWater,
       staticData: { vendor: 'DAIKIN', name: 'Hot water tank', model: 'Altherma 3 H HT' },
     },
     {
@@ -58,12 +58,12 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       staticData: { vendor: 'VIESSMANN', name: 'Living room', model: 'Vitocal 250-A' },
     },
     {
-      kind: 'charger', ...base('4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01', 1),
+      kind: 'charger', ...base('4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01', 1), driver: drivers.charger,
       staticData: { vendor: 'GO_E', name: 'Driveway', model: 'go-eCharger Gemini flex 22 kW' },
       chargeState: { lastUpdated: at(1), chargeRate: 7.2, chargeCurrentMax: 16, isPlugged: true, activePhases: 3, chargingState: 'CHARGING' },
     },
     {
-      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2),
+      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2), driver: drivers.car,
       staticData: { vendor: 'TESLA', name: 'Family car', model: 'Model 3 Long Range' },
       image: drawCar([200, 30, 40]).toString('base64'),
     },
@@ -73,7 +73,7 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       image: drawCar([40, 90, 160]).toString('base64'),
     },
     {
-      kind: 'tariff', ...base('6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01', 15),
+      kind: 'tariff', ...base('6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01', 15), driver: drivers.tariff,
       staticData: { vendor: 'TIBBER', countryCode: 'DE', name: 'Dynamic hourly price', currency: 'EUR', lastUpdated: at(15) },
     },
   ];

@@ -18,6 +18,12 @@ export interface DemoDrivers {
   froniusMeter?: DriverBinding;
   smaInverter?: DriverBinding;
   huaweiBattery?: DriverBinding;
+  /** MQTT bridges of the demo (src/sim/demo-mqtt.ts). */
+  charger?: DriverBinding;
+  car?: DriverBinding;
+  heating?: DriverBinding;
+  hotWater?: DriverBinding;
+  tariff?: DriverBinding;
 }
 
 const DAY_MS = 30 * 60_000;

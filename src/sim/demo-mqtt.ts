@@ -1,0 +1,62 @@
+// The MQTT side of `npm start`: a broker embedded in the demo process (aedes, a development
+// dependency) and the bridges a real household would run: a go-e charger with the family car plugged
+// in, TeslaMate for that car, ebusd for the Vaillant heating, ESPAltherma for the Daikin, and a
+// price topic for the tariff. Commands submitted in the demo are carried out and confirmed.
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:net';
+import type { DriverBinding } from '../domain/device.ts';
+import { GoESim } from './mqtt/go-e-sim.ts';
+import { TeslaMateSim } from './mqtt/teslamate-sim.ts';
+import { EbusdVaillantSim } from './mqtt/ebusd-vaillant-sim.ts';
+import { EspAlthermaSim } from './mqtt/espaltherma-sim.ts';
+import { TariffTopicSim } from './mqtt/tariff-topic-sim.ts';
+import type { MqttDeviceSim } from './mqtt/mqtt-device-sim.ts';
+
+export interface DemoMqtt {
+  url: string;
+  bindings: { charger: DriverBinding; car: DriverBinding; heating: DriverBinding; hotWater: DriverBinding; tariff: DriverBinding };
+  stop(): Promise<void>;
+}
+
+/** Starts the demo broker and bridges; undefined when aedes is not installed (a production install). */
+export async function startDemoMqtt(): Promise<DemoMqtt | undefined> {
+  let Aedes: typeof import('aedes').Aedes;
+  try {
+    ({ Aedes } = await import('aedes'));
+  } catch {
+    return undefined;
+  }
+  const broker = await Aedes.createBroker();
+  const server: Server = createServer((socket) => broker.handle(socket));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
+
+  const charger = new GoESim(url, '100001');
+  const car = new TeslaMateSim(url, '1');
+  const heating = new EbusdVaillantSim(url);
+  const hotWater = new EspAlthermaSim(url);
+  const tariff = new TariffTopicSim(url);
+  const sims: MqttDeviceSim[] = [charger, car, heating, hotWater, tariff];
+  await Promise.all(sims.map((sim) => sim.start()));
+  await charger.plugIn();
+  await car.startCharging(11, 16);
+  await tariff.setPrice(0.2874);
+  return {
+    url,
+    bindings: {
+      charger: { type: 'go-e', serial: '100001' },
+      car: { type: 'teslamate', carId: '1' },
+      heating: { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin' },
+      hotWater: { type: 'espaltherma' },
+      tariff: { type: 'tariff-topic', priceTopic: 'evcc/site/tariffGrid', currency: 'EUR' },
+    },
+    stop: async () => {
+      await Promise.all(sims.map((sim) => sim.stop()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        broker.close();
+      });
+    },
+  };
+}
