@@ -2,21 +2,13 @@
 // at start the declared devices are added, keep their state across restarts, and stay deleted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../src/config.ts';
+import { tempFile } from './support/files.ts';
 import { applyConfiguredDevices, configuredId } from '../src/configured-devices.ts';
 import { Store } from '../src/store/store.ts';
 import { silentLogger } from '../src/log.ts';
 
-function yamlFile(t: { after: (fn: () => void) => void }, text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hub-config-devices-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'hub.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+const yamlFile = (t: { after: (fn: () => void) => void }, text: string) => tempFile(t, 'hub.yaml', text);
 
 const GOOD = `
 modbus:

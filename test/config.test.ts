@@ -1,18 +1,10 @@
 // Configuration: defaults, the YAML file, environment overrides, and every error at once.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { loadConfig, ConfigError } from '../src/config.ts';
+import { tempFile } from './support/files.ts';
 
-function yamlFile(t: { after: (fn: () => void) => void }, text: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'hub-config-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const file = join(dir, 'hub.yaml');
-  writeFileSync(file, text);
-  return file;
-}
+const yamlFile = (t: { after: (fn: () => void) => void }, text: string) => tempFile(t, 'hub.yaml', text);
 
 test('defaults: data/, loopback, port 8080', () => {
   const config = loadConfig({});

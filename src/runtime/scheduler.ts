@@ -14,6 +14,7 @@ import type { LineOptions, Priority } from '../transport/modbus-line.ts';
 import { DeviceReader } from './device-reader.ts';
 import type { DriverRegistry } from './driver-registry.ts';
 import { StateWriter } from './state-writer.ts';
+import { syncSessions } from './driven-sync.ts';
 import type { HubEvents } from './events/hub-events.ts';
 
 export interface SchedulerSettings {
@@ -156,16 +157,13 @@ export class PollScheduler extends EventEmitter {
   /** Picks up devices added (import, CLI) and drops deleted ones. */
   private sync(): void {
     this.lastSyncAt = this.clock.now();
-    const seen = new Set<string>();
-    for (const device of this.store.devices.driven()) {
-      if (!this.handles(device)) continue;
-      seen.add(device.id);
-      const existing = this.sessions.get(device.id);
-      if (existing && JSON.stringify(existing.device.driver) === JSON.stringify(device.driver)) continue;
-      if (existing) this.remove(device.id);
-      this.open(device);
-    }
-    for (const id of this.sessions.keys()) if (!seen.has(id)) this.remove(id);
+    syncSessions(this.store.devices.driven(), {
+      handles: (device) => this.handles(device),
+      bindingOf: (id) => this.sessions.get(id)?.device.driver,
+      ids: () => this.sessions.keys(),
+      open: (device) => this.open(device),
+      remove: (id) => this.remove(id),
+    });
   }
 
   private open(device: DeviceRecord): Session | undefined {

@@ -14,6 +14,7 @@ import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
+import { syncSessions } from '../driven-sync.ts';
 import { runMqttCommand } from './mqtt-commands.ts';
 import type { MqttDriverRegistry } from './mqtt-registry.ts';
 import { MqttSession, type Route } from './mqtt-session.ts';
@@ -249,16 +250,13 @@ export class MqttRuntime implements CommandExecutor {
 
   /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
-    const seen = new Set<string>();
-    for (const device of this.deps.store.devices.driven()) {
-      if (!this.handles(device)) continue;
-      seen.add(device.id);
-      const existing = this.sessions.get(device.id);
-      if (existing && JSON.stringify(existing.device.driver) === JSON.stringify(device.driver)) continue;
-      if (existing) this.remove(device.id);
-      this.open(device);
-    }
-    for (const id of [...this.sessions.keys()]) if (!seen.has(id)) this.remove(id);
+    syncSessions(this.deps.store.devices.driven(), {
+      handles: (device) => this.handles(device),
+      bindingOf: (id) => this.sessions.get(id)?.device.driver,
+      ids: () => this.sessions.keys(),
+      open: (device) => this.open(device),
+      remove: (id) => this.remove(id),
+    });
   }
 
   private open(device: DeviceRecord): MqttSession | undefined {
