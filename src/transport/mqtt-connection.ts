@@ -67,7 +67,8 @@ export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: 
         let cause: Error | undefined;
         client.once('connect', () => resolve());
         client.once('error', (err) => { cause = err; reject(err); });
-        client.once('close', () => reject(cause ?? new Error('connection closed before the broker accepted it')));
+        // A 3.1.1-only broker may just hang up on an MQTT 5 CONNECT (aedes does): worth a 3.1.1 try.
+        client.once('close', () => reject(cause ?? Object.assign(new Error('connection closed before the broker accepted it'), { hungUp: true })));
         client.stream?.once?.('error', (err: Error) => { cause = err; });
       });
       attachBackoff(client, backoff, log);
@@ -76,7 +77,7 @@ export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: 
     } catch (err) {
       lastError = err as Error;
       await client.endAsync(true);
-      if (!isUnsupportedProtocol(err)) break;
+      if (!isUnsupportedProtocol(err) && !(err as { hungUp?: boolean }).hungUp) break;
       log.info({ broker: redactUrl(endpoint.url) }, 'broker refused MQTT 5; trying 3.1.1');
     }
   }

@@ -22,6 +22,10 @@ export interface TestBroker {
 export interface BrokerOptions {
   tls?: TestCertificates;
   requireClientCertificate?: boolean;
+  /** Only these users (name → password) may connect (mosquitto's password_file). */
+  users?: Record<string, string>;
+  /** A port chosen beforehand (a broker that comes up after its clients). */
+  port?: number;
 }
 
 export const hasMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0;
@@ -37,7 +41,7 @@ export async function freePort(): Promise<number> {
 }
 
 export async function startBroker(options: BrokerOptions = {}): Promise<TestBroker> {
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   return hasMosquitto ? startMosquitto(port, options) : startAedes(port, options);
 }
 
@@ -51,6 +55,16 @@ async function startMosquitto(port: number, options: BrokerOptions): Promise<Tes
   if (options.tls) {
     lines.push(`cafile ${options.tls.caFile}`, `certfile ${options.tls.serverCertFile}`, `keyfile ${options.tls.serverKeyFile}`);
     if (options.requireClientCertificate) lines.push('require_certificate true');
+  }
+  if (options.users) {
+    const passwords = join(dir, 'passwords');
+    writeFileSync(passwords, '');
+    for (const [user, password] of Object.entries(options.users)) {
+      const made = spawnSync('mosquitto_passwd', ['-b', passwords, user, password], { stdio: 'pipe' });
+      if (made.status !== 0) throw new Error(`mosquitto_passwd failed: ${made.stderr.toString()}`);
+    }
+    lines[1] = 'allow_anonymous false';
+    lines.push(`password_file ${passwords}`);
   }
   const configFile = join(dir, 'mosquitto.conf');
   writeFileSync(configFile, `${lines.join('\n')}\n`);
@@ -104,7 +118,7 @@ async function startMosquitto(port: number, options: BrokerOptions): Promise<Tes
 }
 
 async function startAedes(port: number, options: BrokerOptions): Promise<TestBroker> {
-  if (options.tls) throw new Error('TLS tests need mosquitto (apt-get install mosquitto)');
+  if (options.tls || options.users) throw new Error('TLS and password tests need mosquitto (apt-get install mosquitto)');
   const { Aedes } = await import('aedes');
   let broker: InstanceType<typeof Aedes> | undefined;
   let server: Server | undefined;
