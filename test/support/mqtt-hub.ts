@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Daemon } from '../../src/daemon.ts';
 import { ConfigSchema } from '../../src/config.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { DeviceRecord } from '../../src/domain/device.ts';
 import type { CommandRecord } from '../../src/store/commands.ts';
@@ -24,6 +24,8 @@ export interface MqttHubOptions {
   mqttSettings?: Partial<MqttRuntimeSettings>;
   broker?: TestBroker;
   dataDir?: string;
+  /** A logger to see what the hub does (silent by default). */
+  log?: Logger;
 }
 
 export interface MqttHub {
@@ -64,7 +66,7 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
     ...options.config,
   });
   const daemon = new Daemon({
-    config, log: silentLogger(),
+    config, log: options.log ?? silentLogger(),
     beforeListen: (store) => {
       if (!options.records) return;
       const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind);

@@ -167,6 +167,15 @@ export class MqttRuntime implements CommandExecutor {
       lastUpdatedMs: null, locationId: null, hvacType: null, staticData: {}, state: null, driver: binding, createdAtMs: 0,
     };
     const session = new MqttSession(draft, definition, this.log);
+    // A device the hub drives already (paired again): what its session heard is the answer, since
+    // the broker does not resend retained values for topics this client is subscribed to.
+    const topics = JSON.stringify(session.routes().map(([topic]) => topic).sort());
+    for (const driven of this.sessions.values()) {
+      if (driven.definition.type !== definition.type || driven.messages === 0) continue;
+      if (JSON.stringify(driven.routes().map(([topic]) => topic).sort()) !== topics) continue;
+      if (driven.available === false) throw new Error('the device reports itself offline');
+      return { values: { ...driven.values }, staticValues: { ...driven.staticValues } };
+    }
     const client = await this.deps.link.whenConnected(AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]));
     const routes = session.routes();
     const onMessage = (topic: string, payload: Buffer) => {

@@ -1,0 +1,62 @@
+import type { Messages } from './messages.ts';
+
+export const de: Messages = {
+  hubName: 'Home Energy Hub',
+  heading: (vendor) => `${vendor} Ladestation verbinden`,
+  optional: '(optional)',
+  submit: 'Verbinden',
+  cancel: 'Abbrechen',
+  problemsHeading: 'Bitte korrigieren Sie Folgendes:',
+  required: (label) => `Bitte geben Sie „${label}“ ein.`,
+  tooLong: (label, max) => `„${label}“ darf höchstens ${max} Zeichen lang sein.`,
+  invalid: (label) => `„${label}“ ist ungültig.`,
+  probe: {
+    UNREACHABLE: 'Die Ladestation hat nicht geantwortet. Ist sie eingeschaltet, die MQTT-API aktiviert und der Broker dieses Hubs eingetragen?',
+    NOT_A_CHARGER: 'Mit diesen Angaben hat sich keine passende Ladestation gemeldet. Bitte prüfen Sie Ihre Eingaben.',
+    TIMEOUT: 'Die Ladestation hat nicht rechtzeitig geantwortet. Bitte versuchen Sie es erneut.',
+    REJECTED: 'Die Ladestation hat die Verbindung abgelehnt. Bitte prüfen Sie Ihre Eingaben.',
+    FAILED: 'Die Ladestation konnte nicht erreicht werden. Bitte versuchen Sie es erneut.',
+  },
+  notSupported: {
+    heading: 'Diese Ladestation kann nicht verbunden werden',
+    body: (vendor) => `Dieser Hub kann keine Ladestationen von ${vendor} verbinden.`,
+    back: 'Zurück zur App',
+  },
+  unknown: {
+    heading: 'Unbekannter Link',
+    body: 'Dieser Hub kennt diesen Verbindungslink nicht. Bitte starten Sie die Verbindung in Ihrer App erneut.',
+  },
+  used: {
+    heading: 'Link bereits verwendet',
+    body: 'Dieser Verbindungslink wurde bereits verwendet. Um eine weitere Ladestation zu verbinden, starten Sie erneut in Ihrer App.',
+  },
+  expired: {
+    heading: 'Link abgelaufen',
+    body: 'Dieser Verbindungslink ist abgelaufen. Bitte starten Sie die Verbindung in Ihrer App erneut.',
+    back: 'Zurück zur App',
+  },
+  badRequest: { heading: 'Formular nicht verstanden', body: 'Das Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.' },
+  tooLarge: { heading: 'Zu viele Daten', body: 'Das Formular hat mehr Daten gesendet, als der Hub annimmt. Bitte laden Sie die Seite neu und versuchen Sie es erneut.' },
+  failure: { heading: 'Etwas ist schiefgegangen', body: 'Der Hub konnte diesen Schritt nicht abschließen. Bitte versuchen Sie es gleich noch einmal.' },
+  vendors: {
+    GO_E: {
+      instructions: (hints) => [
+        'Öffnen Sie in der go-e App die Interneteinstellungen der Ladestation, aktivieren Sie die MQTT-API und tragen Sie den Broker dieses Hubs als MQTT-Broker ein'
+          + (hints['broker'] ? `: ${hints['broker']}.` : '.'),
+        'Geben Sie dann unten die Seriennummer der Ladestation ein.',
+      ],
+      fields: {
+        serial: {
+          label: 'Seriennummer',
+          help: 'Steht in der go-e App und auf dem Typenschild: 6 bis 12 Ziffern.',
+          invalid: 'Die Seriennummer besteht aus 6 bis 12 Ziffern.',
+        },
+        topicPrefix: {
+          label: 'MQTT-Topic-Präfix',
+          help: 'Nur ändern, wenn Sie es in der go-e App geändert haben. Standard: go-eCharger.',
+          invalid: 'Das Topic-Präfix darf Buchstaben, Ziffern, - und _ enthalten, Ebenen durch / getrennt.',
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,62 @@
+import type { Messages } from './messages.ts';
+
+export const fr: Messages = {
+  hubName: 'Hub énergie domestique',
+  heading: (vendor) => `Connecter votre borne ${vendor}`,
+  optional: '(facultatif)',
+  submit: 'Connecter',
+  cancel: 'Annuler',
+  problemsHeading: 'Veuillez corriger les points suivants :',
+  required: (label) => `Veuillez saisir « ${label} ».`,
+  tooLong: (label, max) => `« ${label} » ne doit pas dépasser ${max} caractères.`,
+  invalid: (label) => `« ${label} » n’est pas valide.`,
+  probe: {
+    UNREACHABLE: 'La borne n’a pas répondu. Est-elle allumée, son API MQTT est-elle activée et utilise-t-elle le broker de ce hub ?',
+    NOT_A_CHARGER: 'Aucune borne correspondante n’a répondu avec ces informations. Veuillez vérifier votre saisie.',
+    TIMEOUT: 'La borne n’a pas répondu à temps. Veuillez réessayer.',
+    REJECTED: 'La borne a refusé la connexion. Veuillez vérifier votre saisie.',
+    FAILED: 'Impossible de joindre la borne. Veuillez réessayer.',
+  },
+  notSupported: {
+    heading: 'Cette borne ne peut pas être connectée',
+    body: (vendor) => `Ce hub ne sait pas connecter les bornes ${vendor}.`,
+    back: 'Retour à l’application',
+  },
+  unknown: {
+    heading: 'Lien inconnu',
+    body: 'Ce hub ne connaît pas ce lien de connexion. Veuillez relancer la connexion depuis votre application.',
+  },
+  used: {
+    heading: 'Lien déjà utilisé',
+    body: 'Ce lien de connexion a déjà été utilisé. Pour connecter une autre borne, recommencez depuis votre application.',
+  },
+  expired: {
+    heading: 'Lien expiré',
+    body: 'Ce lien de connexion a expiré. Veuillez relancer la connexion depuis votre application.',
+    back: 'Retour à l’application',
+  },
+  badRequest: { heading: 'Formulaire incompris', body: 'Le formulaire n’a pas pu être lu. Veuillez recharger la page et réessayer.' },
+  tooLarge: { heading: 'Trop de données', body: 'Le formulaire a envoyé plus de données que le hub n’en accepte. Veuillez recharger la page et réessayer.' },
+  failure: { heading: 'Une erreur est survenue', body: 'Le hub n’a pas pu terminer cette étape. Veuillez réessayer dans un instant.' },
+  vendors: {
+    GO_E: {
+      instructions: (hints) => [
+        'Dans l’application go-e, ouvrez les paramètres Internet de la borne, activez l’API MQTT et indiquez le broker de ce hub comme broker MQTT'
+          + (hints['broker'] ? ` : ${hints['broker']}.` : '.'),
+        'Saisissez ensuite ci-dessous le numéro de série de la borne.',
+      ],
+      fields: {
+        serial: {
+          label: 'Numéro de série',
+          help: 'Indiqué dans l’application go-e et sur la plaque signalétique : 6 à 12 chiffres.',
+          invalid: 'Le numéro de série comporte 6 à 12 chiffres.',
+        },
+        topicPrefix: {
+          label: 'Préfixe de topic MQTT',
+          help: 'À modifier seulement si vous l’avez changé dans l’application go-e. Par défaut : go-eCharger.',
+          invalid: 'Le préfixe de topic peut contenir des lettres, des chiffres, - et _, les niveaux séparés par /.',
+        },
+      },
+    },
+  },
+};

@@ -1,0 +1,54 @@
+// A charger prober for tests: pairs GO_E with the real form, answers from a table of serial numbers
+// (no transport), counts its probes and can hold one until the test releases it.
+import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/api/pairing/prober.ts';
+
+export const GOOD_SERIAL = '123456';
+
+export class TestProber implements ChargerProber {
+  readonly calls: { vendor: string; fields: Record<string, string> }[] = [];
+  /** Serial numbers and what probing them gives; any other serial is UNREACHABLE. */
+  readonly chargers = new Map<string, ProbedCharger | ProbeErrorCode | Error>([
+    [GOOD_SERIAL, {
+      driver: { type: 'go-e-mqtt', serial: GOOD_SERIAL, topicPrefix: 'go-eCharger' },
+      model: 'go-e Charger Gemini flex 22',
+      name: 'Garage',
+      state: { chargingState: 'UNPLUGGED', chargeRate: 0 },
+    }],
+    ['666666', 'REJECTED'],
+    ['777777', new Error('socket exploded at /usr/lib/secret.js:1')],
+  ]);
+  private gate: Promise<void> | undefined;
+  private openGate: (() => void) | undefined;
+  private started: (() => void) | undefined;
+
+  constructor(private readonly vendorForms: ReadonlyMap<string, PairingForm> = new Map([['GO_E', { ...GO_E_PAIRING_FORM, hints: { broker: 'mqtt://hub.test:1883' } }]])) {}
+
+  forms(): ReadonlyMap<string, PairingForm> {
+    return this.vendorForms;
+  }
+
+  async probe(vendor: string, fields: Record<string, string>, signal: AbortSignal): Promise<ProbedCharger> {
+    this.calls.push({ vendor, fields });
+    this.started?.();
+    if (this.gate) await this.gate;
+    signal.throwIfAborted();
+    const found = this.chargers.get(fields['serial'] ?? '');
+    if (found === undefined) throw new PairingProbeError('UNREACHABLE', `no answer from ${fields['serial']}`);
+    if (typeof found === 'string') throw new PairingProbeError(found);
+    if (found instanceof Error) throw found;
+    return { ...found, driver: { ...found.driver, topicPrefix: fields['topicPrefix'] ?? 'go-eCharger' } };
+  }
+
+  /** Holds every probe until the returned release() is called; `started` resolves when one begins. */
+  hold(): { started: Promise<void>; release: () => void } {
+    this.gate = new Promise((resolve) => (this.openGate = resolve));
+    const started = new Promise<void>((resolve) => (this.started = resolve));
+    return {
+      started,
+      release: () => {
+        this.gate = undefined;
+        this.openGate?.();
+      },
+    };
+  }
+}
