@@ -1,6 +1,6 @@
 // Configuration: a YAML file (HUB_CONFIG) checked against a schema with defaults, then environment
 // overrides. Every problem is reported at once, with its path and a plain reason.
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
@@ -18,6 +18,8 @@ export const ConfigSchema = z.strictObject({
     /** How clients reach the hub (pairing URLs, logo URLs); by default the listening address. */
     publicUrl: z.url({ protocol: /^https?$/, error: 'must be an absolute http or https URL' }).optional(),
     bodyLimitBytes: z.int().min(1024).max(16 * 1024 * 1024).default(64 * 1024),
+    /** HTTPS instead of HTTP: PEM files of the hub's certificate (with its chain) and key. */
+    tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
     authFailuresPerMinute: z.int().min(1).default(30),
   }).prefault({}),
   commands: z.strictObject({
@@ -135,7 +137,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (env['HUB_LOG_LEVEL']) merged['logLevel'] = env['HUB_LOG_LEVEL'];
   const result = ConfigSchema.safeParse(merged, { reportInput: true });
   if (!result.success) problems.push(...toValidationErrors(result.error.issues));
-  else problems.push(...configuredDeviceProblems(result.data));
+  else {
+    problems.push(...configuredDeviceProblems(result.data));
+    for (const key of ['certFile', 'keyFile'] as const) {
+      const file = result.data.http.tls?.[key];
+      if (file === undefined) continue;
+      try {
+        accessSync(file, constants.R_OK);
+      } catch (err) {
+        problems.push({ field: `http.tls.${key}`, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      }
+    }
+  }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems, source);
   return result.data;
 }

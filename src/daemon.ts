@@ -2,6 +2,8 @@
 // stops them in reverse. Nothing here is a singleton; tests build as many hubs as they like.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { databasePath } from './config.ts';
@@ -148,7 +150,13 @@ export class Daemon {
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
 
-    const server = serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port }) as Server;
+    const tls = config.http.tls;
+    const server = (tls
+      ? serve({
+        fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port,
+        createServer: createHttpsServer, serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+      })
+      : serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port })) as Server;
     this.server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
@@ -156,7 +164,7 @@ export class Daemon {
     });
     const address = server.address() as AddressInfo;
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.url = `http://${host}:${address.port}`;
+    this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     // Slow clients must not hold sockets forever on a small gateway.
     server.headersTimeout = 10_000;

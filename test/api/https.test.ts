@@ -1,0 +1,49 @@
+// HTTPS when configured: the hub serves its API over TLS with the configured certificate; a missing
+// certificate file is a configuration error with its path, before anything starts.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Daemon } from '../../src/daemon.ts';
+import { ConfigSchema, ConfigError, loadConfig } from '../../src/config.ts';
+import { silentLogger } from '../../src/log.ts';
+import { makeCertificates } from '../support/tls.ts';
+import { tempFile } from '../support/files.ts';
+
+const KEY = 'https-test-key-0123456789abcdefgh';
+
+test('with http.tls the API is served over HTTPS', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-https-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const certs = makeCertificates(dir);
+  const daemon = new Daemon({
+    config: ConfigSchema.parse({ dataDir: join(dir, 'data'), http: { port: 0, tls: { certFile: certs.serverCertFile, keyFile: certs.serverKeyFile } }, apiKey: KEY }),
+    log: silentLogger(),
+  });
+  await daemon.start();
+  t.after(() => daemon.stop());
+  assert.match(daemon.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY }, ca: readFileSync(certs.caFile) }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+  assert.equal(status, 200);
+  assert.equal(JSON.parse(body).totalElements, 0);
+});
+
+test('a certificate file that cannot be read is a configuration error with its path', (t) => {
+  const file = tempFile(t, 'hub.yaml', 'http:\n  tls:\n    certFile: /nonexistent/hub.pem\n    keyFile: /nonexistent/hub.key\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    assert.deepEqual(err.problems.map((p) => p.field), ['http.tls.certFile', 'http.tls.keyFile']);
+    assert.match(err.problems[0]!.message, /cannot be read \(ENOENT\)/);
+    return true;
+  });
+});
