@@ -30,8 +30,10 @@ npm run -s build
 echo "installing into ${ROOT}${PREFIX}…"
 install -d "${ROOT}${PREFIX}" "${ROOT}${ETC}" "${ROOT}/etc/systemd/system" "${ROOT}/usr/local/bin"
 rm -rf "${ROOT}${PREFIX}/dist"
-cp -a dist package.json package-lock.json README.md "${ROOT}${PREFIX}/"
-cp -a node_modules "${ROOT}${PREFIX}/"
+# Not the checkout owner's files: under /opt they belong to whoever runs this (root), so that the
+# checkout's user cannot change code the service runs.
+cp -a --no-preserve=ownership dist package.json package-lock.json README.md "${ROOT}${PREFIX}/"
+cp -a --no-preserve=ownership node_modules "${ROOT}${PREFIX}/"
 (cd "${ROOT}${PREFIX}" && npm prune --omit=dev --no-audit --no-fund >/dev/null)
 
 if [ ! -f "${ROOT}${ETC}/hub.yaml" ]; then
@@ -46,6 +48,7 @@ cat > "${ROOT}/usr/local/bin/home-energy-hub" <<CLI
 set -e
 export HUB_CONFIG=${ETC}/hub.yaml HUB_DATA_DIR=/var/lib/home-energy-hub
 if [ "\$(id -un)" = "${USER_NAME}" ]; then exec ${NODE} ${PREFIX}/dist/src/cli/hub.js "\$@"; fi
+[ "\$(id -u)" -eq 0 ] || { echo "run it as root: sudo home-energy-hub \$*" >&2; exit 1; }
 exec runuser -u ${USER_NAME} -- ${NODE} ${PREFIX}/dist/src/cli/hub.js "\$@"
 CLI
 chmod 0755 "${ROOT}/usr/local/bin/home-energy-hub"
@@ -56,11 +59,14 @@ if ! id "$USER_NAME" >/dev/null 2>&1; then
   useradd --system --user-group --home-dir /var/lib/home-energy-hub --no-create-home --shell /usr/sbin/nologin "$USER_NAME"
 fi
 usermod -a -G dialout "$USER_NAME"
+chown -R root:root "${PREFIX}"   # also fixes an install made before the copies above dropped ownership
 chgrp "$USER_NAME" "${ETC}/hub.yaml"
 install -d -o "$USER_NAME" -g "$USER_NAME" -m 0700 /var/lib/home-energy-hub
 systemctl daemon-reload
 if [ "$START" -eq 1 ]; then
-  systemctl enable --now home-energy-hub
+  # restart, not enable --now: when install.sh is run again to upgrade, the running hub gets the new code
+  systemctl enable home-energy-hub
+  systemctl restart home-energy-hub
   echo "started. Create a key:  sudo home-energy-hub keys create my-app"
 else
   echo "installed. Start it:    sudo systemctl enable --now home-energy-hub"
