@@ -117,7 +117,8 @@ test('a successful probe adds the charger for the user, ends the session and red
   assert.deepEqual(
     { kind: device.kind, userId: device.userId, vendor: device.vendor, model: device.model, name: device.name, isOnline: device.isOnline, state: device.state, driver: device.driver },
     { kind: 'charger', userId: 'household-7', vendor: 'GO_E', model: 'go-e Charger Gemini flex 22', name: 'Garage', isOnline: true,
-      state: { chargingState: 'UNPLUGGED', chargeRate: 0 }, driver: { type: 'go-e-mqtt', serial: GOOD_SERIAL, topicPrefix: 'go-eCharger' } },
+      // The first state read is stamped, in whole seconds, like every state a driver writes.
+      state: { lastUpdated: '2026-11-07T05:31:56Z', chargingState: 'UNPLUGGED', chargeRate: 0 }, driver: { type: 'go-e-mqtt', serial: GOOD_SERIAL, topicPrefix: 'go-eCharger' } },
   );
   const detail = await json(await hub.request(`/chargers/${chargerId}`));
   assert.equal(detail.userId, 'household-7');
