@@ -33,6 +33,9 @@ import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 
+/** How long requests in flight get to finish when the hub stops. */
+const SERVER_CLOSE_GRACE_MS = 5000;
+
 export interface DaemonOptions {
   config: Config;
   log: Logger;
@@ -183,8 +186,16 @@ export class Daemon {
     const server = this.server;
     this.server = undefined;
     if (server) {
+      // Requests in flight are answered; a keep-alive connection is closed as soon as it is idle
+      // (not only those idle at the moment of closing), and none may hold the stop for long.
       await new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const force = setTimeout(() => server.closeAllConnections(), SERVER_CLOSE_GRACE_MS);
+        server.close(() => {
+          clearInterval(sweep);
+          clearTimeout(force);
+          resolve();
+        });
         server.closeIdleConnections();
       });
     }
