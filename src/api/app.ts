@@ -3,12 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { secureHeaders } from 'hono/secure-headers';
 import { HTTPException } from 'hono/http-exception';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
-import { requireApiKey } from './auth.ts';
-import type { OperationRouter, OperationSpec } from './operation.ts';
+import { apiKeyCheck } from './auth.ts';
+import type { Gate, OperationRouter, OperationSpec } from './operation.ts';
+import { json, secure } from './respond.ts';
 import { batteryRoutes } from './routes/batteries.ts';
 import { hvacRoutes } from './routes/hvacs.ts';
 import { pvInverterRoutes } from './routes/pv-inverters.ts';
@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from './openapi.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { logoSvg } from './logos.ts';
 import { opsRoutes, registerHubMetrics, type OpsDeps } from './ops.ts';
+import type { Counter } from '../runtime/metrics.ts';
 
 export const API_BASE = '/v1.0.0';
 
@@ -39,54 +40,76 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   let openApi: object | undefined;
   const document = () => (openApi ??= buildOpenApiDocument(operations, deps.settings.publicUrl + API_BASE));
 
+  // No app-wide middleware (see respond.ts): what every response needs happens in edge() below.
   const app = new Hono();
-  app.use('*', secureHeaders({
-    contentSecurityPolicy: { defaultSrc: ["'none'"], styleSrc: ["'unsafe-inline'"], imgSrc: ["'self'"], frameAncestors: ["'none'"] },
-    crossOriginResourcePolicy: 'same-site',
-    overwrite: false, // a page that sets its own policy keeps it (the pairing pages)
-  }));
 
   app.get('/logos/:file', (c) => {
     const svg = logoSvg(c.req.param('file'));
     if (!svg) throw new ApiError('NOT_FOUND');
     return c.body(svg, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'public, max-age=86400' });
   });
+  let requests: Counter | undefined;
   if (ops) {
     registerHubMetrics(deps, ops);
-    const requests = ops.metrics.counter('hub_http_requests_total', 'HTTP requests by method and status class');
-    app.use('*', async (c, next) => {
-      await next();
-      requests.inc({ method: c.req.method, status: `${Math.floor(c.res.status / 100)}xx` });
-    });
+    requests = ops.metrics.counter('hub_http_requests_total', 'HTTP requests by method and status class');
     app.route('/', opsRoutes(deps, ops));
   }
   app.get('/docs', (c) => c.html(renderDocsPage(document() as Parameters<typeof renderDocsPage>[0])));
 
+  // Every /v1.0.0 request, unknown routes included, passes the gate: each operation's own handler
+  // runs it (operation.ts), and so do the document and the not-found answer below. Only requests
+  // that may carry a body pay for the body limit: on a GET it would make the Node adapter build a
+  // full Request object just to find no body.
+  const gate: Gate = {
+    checkKey: apiKeyCheck(deps),
+    limitBody: bodyLimit({
+      maxSize: deps.settings.bodyLimitBytes,
+      onError: () => {
+        throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
+      },
+    }),
+  };
   const api = new Hono();
-  api.use('*', requireApiKey(deps));
-  const limitBody = bodyLimit({
-    maxSize: deps.settings.bodyLimitBytes,
-    onError: () => {
-      throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
-    },
+  api.get('/openapi.json', (c) => {
+    gate.checkKey(c);
+    return json(document());
   });
-  // Only requests that may carry a body pay for the check: on a GET it would make the Node adapter
-  // build a full Request object just to find no body (about 8% of a detail read's CPU).
-  api.use('*', (c, next) => (c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next)));
-  api.get('/openapi.json', (c) => c.json(document()));
-  for (const router of routers) api.route('/', router.hono);
+  for (const router of routers) router.mount(api, gate);
   app.route(API_BASE, api);
 
   app.route('/', pairingRoutes(deps));
 
   const allowed = allowedMethods(operations);
-  app.notFound((c) => {
+  app.notFound(async (c) => {
+    if (c.req.path === API_BASE || c.req.path.startsWith(`${API_BASE}/`)) {
+      gate.checkKey(c);
+      if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await gate.limitBody(c, async () => {});
+    }
     const methods = allowed(c.req.path);
     if (methods.length > 0) throw new ApiError('METHOD_NOT_ALLOWED', undefined, undefined, { Allow: methods.join(', ') });
     throw new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`.slice(0, 300));
   });
   app.onError((err, c) => renderError(err, c, deps));
+  edge(app, requests);
   return { app, operations };
+}
+
+/**
+ * What every response needs, wrapped around the app's fetch rather than as middleware (see
+ * respond.ts): the security headers, and the request count by method and status class. The server,
+ * the relay and app.request() in tests all call app.fetch, so nothing goes around it.
+ */
+function edge(app: Hono, requests?: Counter): void {
+  const dispatch = app.fetch;
+  const finish = (request: Request, response: Response) => {
+    const out = secure(response);
+    requests?.inc({ method: request.method, status: `${Math.floor(out.status / 100)}xx` });
+    return out;
+  };
+  app.fetch = (request, env, executionCtx) => {
+    const response = dispatch(request, env, executionCtx);
+    return response instanceof Promise ? response.then((r) => finish(request, r)) : finish(request, response);
+  };
 }
 
 /** Renders any thrown error as the specification's error body; its id is in the log line too. */
@@ -105,7 +128,7 @@ function renderError(err: Error, c: Context, deps: ApiDeps): Response {
   else deps.log.info(context, 'request rejected');
   const body: Record<string, unknown> = { errorCode: error.code, id, message: error.message };
   if (error.validationErrors) body['validationErrors'] = error.validationErrors;
-  return c.json(body, error.status, error.headers);
+  return json(body, error.status, error.headers);
 }
 
 /** What may be logged of an unexpected error: its kind, never a stack, SQL or payload. */

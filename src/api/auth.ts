@@ -1,6 +1,7 @@
 // X-API-KEY on every /v1.0.0 route. Failed attempts are counted per client address, so a key cannot
 // be guessed at network speed: past the limit the address gets 429 until its minute is over.
-import type { MiddlewareHandler } from 'hono';
+import type { IncomingMessage } from 'node:http';
+import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
@@ -19,9 +20,21 @@ export function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
   }
 }
 
-export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
+/**
+ * A request header. Read from Node's request when there is one: Hono's `c.req.header()` makes the
+ * Node adapter build a Headers object of every header first.
+ */
+export function requestHeader(c: Context, name: string): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (!incoming?.headers) return c.req.header(name);
+  const value = incoming.headers[name];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+/** The key check as a function that throws 401 or 429; each call of this keeps its own failure counts. */
+export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
   const failures = new Map<string, { count: number; windowStart: number }>();
-  return async (c, next) => {
+  return (c) => {
     const now = deps.clock.now();
     // The client's address matters only once some client has failed: keep the happy path lean.
     let client: string | undefined;
@@ -35,7 +48,7 @@ export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
       const retryAfter = Math.ceil((current.windowStart + WINDOW_MS - now) / 1000);
       throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
     }
-    const key = c.req.header('x-api-key');
+    const key = requestHeader(c, 'x-api-key');
     if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
       if (failures.size >= MAX_TRACKED_CLIENTS) failures.clear();
       client ??= clientAddress(c);
@@ -44,6 +57,14 @@ export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
       failures.set(client, entry);
       throw new ApiError('UNAUTHORIZED');
     }
+  };
+}
+
+/** The key check as middleware (GET /metrics). */
+export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
+  const check = apiKeyCheck(deps);
+  return async (c, next) => {
+    check(c);
     await next();
   };
 }

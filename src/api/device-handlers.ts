@@ -1,10 +1,10 @@
 // The behaviour that several resources share: list pages, ownership-aware lookup, deletion,
 // refresh, and command submission. Resource files stay a list of operations.
 import { randomUUID } from 'node:crypto';
-import type { Context } from 'hono';
 import type { ApiDeps } from './deps.ts';
 import { disconnected, notFound } from './errors.ts';
 import * as present from './present.ts';
+import { json } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandType, DeviceKind, SortField, SortOrder, HvacType } from '../domain/vocabulary.ts';
 import type { DeviceFilter } from '../store/devices.ts';
@@ -55,12 +55,12 @@ export function findOr404(deps: ApiDeps, kind: DeviceKind, id: string, ownerId?:
   return device;
 }
 
-export function deleteDevice(c: Context, deps: ApiDeps, kind: DeviceKind, id: string, ownerId?: string): Response {
+export function deleteDevice(deps: ApiDeps, kind: DeviceKind, id: string, ownerId?: string): Response {
   const device = findOr404(deps, kind, id, ownerId);
   const failed = deps.store.deleteDevice(device, deps.clock.now());
   deps.log.info({ device: device.id, kind, failedCommands: failed }, 'device deleted');
   deps.runtime.deviceDeleted(device);
-  return c.json({ success: true });
+  return json({ success: true });
 }
 
 /** Reads the device live through its driver; 503 when it cannot be reached. */
@@ -78,7 +78,7 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string)
 }
 
 /** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
-export function submitCommand(c: Context, deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
+export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
   const now = deps.clock.now();
   const record = deps.store.commands.create({
     id: randomUUID(),
@@ -92,10 +92,10 @@ export function submitCommand(c: Context, deps: ApiDeps, device: DeviceRecord, t
   });
   deps.log.info({ command: record.id, device: device.id, type }, 'command queued');
   deps.runtime.commandCreated(record);
-  return c.json(present.command(record));
+  return json(present.command(record));
 }
 
-export function listCommands(c: Context, deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string, state: CommandState | 'ALL'): Response {
+export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string, state: CommandState | 'ALL'): Response {
   findOr404(deps, kind, id, ownerId);
-  return c.json(deps.store.commands.ofDeviceId(id, state).map(present.command));
+  return json(deps.store.commands.ofDeviceId(id, state).map(present.command));
 }

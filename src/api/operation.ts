@@ -1,7 +1,8 @@
 // An API operation is declared once: method, path, schemas of its inputs and outputs, its errors.
-// `OperationRouter.add` mounts it on Hono with validation in front, and the same declarations
-// build the OpenAPI document (openapi.ts), so the document cannot drift from what is enforced.
-import { Hono, type Context } from 'hono';
+// `OperationRouter.mount` puts it on Hono with the key check and validation in front, and the same
+// declarations build the OpenAPI document (openapi.ts), so the document cannot drift from what is
+// enforced.
+import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { ApiError, badRequest, type ErrorCode, type ValidationError } from './errors.ts';
 import { parseInto } from './validation.ts';
@@ -37,23 +38,84 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
   input: OperationInput<z.output<P>, z.output<Q>, z.output<B>>,
 ) => Response | Promise<Response>;
 
+/** What every operation passes before its own validation. */
+export interface Gate {
+  /** Throws 401 or 429 unless the request carries an active key. */
+  checkKey(c: Context): void;
+  /** Hono's bodyLimit middleware: 413 past the limit. */
+  limitBody: MiddlewareHandler;
+}
+
 export class OperationRouter {
-  readonly hono = new Hono();
   readonly operations: OperationSpec[] = [];
+  private readonly handlers: Handler<z.ZodType, z.ZodType, z.ZodType>[] = [];
 
   add<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType>(spec: OperationSpec<P, Q, B>, handler: Handler<P, Q, B>): this {
     this.operations.push(spec as unknown as OperationSpec);
-    const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
-    this.hono.on(spec.method.toUpperCase(), path, async (c) => {
-      const errors: ValidationError[] = [];
-      const params = spec.params ? parseInto(spec.params, c.req.param(), errors) : {};
-      const query = spec.query ? parseInto(spec.query, presentQuery(c), errors) : {};
-      const body = spec.body ? parseInto(spec.body, await readJsonBody(c), errors) : undefined;
-      if (errors.length > 0) throw badRequest(errors);
-      return handler(c, { params, query, body } as OperationInput<z.output<P>, z.output<Q>, z.output<B>>);
-    });
+    this.handlers.push(handler as unknown as Handler<z.ZodType, z.ZodType, z.ZodType>);
     return this;
   }
+
+  /**
+   * Mounts each operation on `app` as a single handler: key check, body limit, validation, then the
+   * operation. Without middleware Hono calls that handler directly, so a GET answered without
+   * awaiting anything goes out without a promise in between (see respond.ts).
+   */
+  mount(app: Hono, gate: Gate): void {
+    this.operations.forEach((spec, index) => {
+      const handler = this.handlers[index]!;
+      const parseQuery = spec.query && queryParser(spec.query);
+      const answer = (c: Context, rawBody: unknown) => {
+        const errors: ValidationError[] = [];
+        const params = spec.params ? parseInto(spec.params, c.req.param(), errors) : {};
+        const query = parseQuery ? parseQuery(c, errors) : {};
+        const body = spec.body ? parseInto(spec.body, rawBody, errors) : undefined;
+        if (errors.length > 0) throw badRequest(errors);
+        return handler(c, { params, query, body });
+      };
+      const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
+      if (spec.method === 'get' && !spec.body) {
+        app.get(path, (c) => {
+          gate.checkKey(c);
+          return answer(c, undefined);
+        });
+        return;
+      }
+      app.on(spec.method.toUpperCase(), path, async (c) => {
+        gate.checkKey(c);
+        let response: Response | undefined;
+        await gate.limitBody(c, async () => {
+          response = await answer(c, spec.body ? await readJsonBody(c) : undefined);
+        });
+        return response!;
+      });
+    });
+  }
+}
+
+/** Most recent distinct query strings whose parsed form is kept, per operation. */
+const MAX_REMEMBERED_QUERIES = 256;
+
+/**
+ * Parses the query; a query string that parsed before gets the same (frozen) result without Zod.
+ * Clients repeat a handful of queries (the first page above all), and Zod's parse of a list query
+ * costs several µs inside a busy server. Failures are not kept: they are parsed and worded anew.
+ */
+function queryParser(schema: z.ZodType): (c: Context, errors: ValidationError[]) => unknown {
+  const remembered = new Map<string, unknown>();
+  return (c, errors) => {
+    const url = c.req.url;
+    const at = url.indexOf('?');
+    const text = at < 0 ? '' : url.slice(at + 1);
+    const known = remembered.get(text);
+    if (known !== undefined) return known;
+    const parsed = parseInto(schema, text === '' ? {} : presentQuery(c), errors);
+    if (parsed !== undefined) {
+      if (remembered.size >= MAX_REMEMBERED_QUERIES) remembered.clear();
+      remembered.set(text, Object.freeze(parsed));
+    }
+    return parsed;
+  };
 }
 
 /** The query, with empty values taken as omitted (`?name=` from a form means no filter). */

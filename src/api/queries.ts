@@ -5,6 +5,7 @@ import {
   BATTERY_CHARGING_STATES, COMMAND_STATES, HOME_POWER_VENDORS, HVAC_TYPES, HVAC_VENDORS, SORT_FIELDS, USER_SORT_FIELDS,
 } from '../domain/vocabulary.ts';
 import { parseTimestamp } from '../domain/time.ts';
+import { withShortcut } from './validation.ts';
 
 const INT32_MAX = 2_147_483_647;
 
@@ -82,9 +83,22 @@ export const CommandListQuery = z.object({
 
 export const UserIdParam = z.string().min(1).max(200, 'must be at most 200 characters long');
 
-/** Path parameters: `{ batteryId: uuid }` and the like. */
+const UUID_PATTERN = Uuid.def.pattern!;
+
+/** Path parameters: `{ batteryId: uuid }` and the like; valid ones skip Zod (see withShortcut). */
 export function idParams<const K extends string>(...names: K[]) {
-  return z.object(Object.fromEntries(names.map((n) => [n, n === 'userId' ? UserIdParam : Uuid])) as Record<K, z.ZodString>);
+  const schema = z.object(Object.fromEntries(names.map((n) => [n, n === 'userId' ? UserIdParam : Uuid])) as Record<K, z.ZodString>);
+  return withShortcut(schema, (input) => {
+    const out = {} as Record<K, string>;
+    for (const name of names) {
+      const value = (input as Record<string, unknown>)[name];
+      if (typeof value !== 'string') return undefined;
+      const valid = name === 'userId' ? value.length >= 1 && value.length <= 200 : UUID_PATTERN.test(value);
+      if (!valid) return undefined;
+      out[name] = value;
+    }
+    return out as z.output<typeof schema>;
+  });
 }
 
 export type ListQueryOutput = z.output<typeof UserListQuery> & Partial<z.output<typeof BatteryListQuery>>;

@@ -40,28 +40,27 @@ const SORT_COLUMN: Record<SortField, string> = {
   LAST_UPDATED: 'last_updated',
 };
 
-interface DeviceRow {
-  id: string;
-  kind: DeviceKind;
-  user_id: string;
-  vendor: string;
-  name: string | null;
-  model: string | null;
-  is_online: number;
-  last_updated: number | null;
-  location_id: string | null;
-  hvac_type: HvacType | null;
-  charging_state: string | null;
-  static_json: string;
-  state_json: string | null;
-  driver_json: string | null;
-  created_at: number;
-}
+/** A list item as read, in SUMMARY_COLUMNS order (arrays, as RecordRow below). */
+type SummaryRow = [
+  id: string, user_id: string, vendor: string, name: string | null, model: string | null, is_online: number,
+  last_updated: number | null, hvac_type: HvacType | null, charging_state: string | null,
+];
 
-type SummaryRow = Pick<DeviceRow, 'id' | 'user_id' | 'vendor' | 'name' | 'model' | 'is_online' | 'last_updated' | 'hvac_type' | 'charging_state'>;
+/**
+ * A whole device as read, in RECORD_COLUMNS order. Such reads come as arrays (better-sqlite3's raw
+ * mode): building an object of many named columns for each row was a tenth of a detail read's CPU.
+ */
+type RecordRow = [
+  id: string, kind: DeviceKind, user_id: string, vendor: string, name: string | null, model: string | null,
+  is_online: number, last_updated: number | null, location_id: string | null, hvac_type: HvacType | null,
+  static_json: string, state_json: string | null, driver_json: string | null, created_at: number,
+];
+const RECORD_COLUMNS = 'id, kind, user_id, vendor, name, model, is_online, last_updated, location_id, hvac_type, '
+  + 'static_json, state_json, driver_json, created_at';
 
 const SUMMARY_COLUMNS = 'id, user_id, vendor, name, model, is_online, last_updated, hvac_type, charging_state';
 const MAX_CACHED_QUERIES = 512;
+const MAX_REMEMBERED_COUNTS = 512;
 
 export class DeviceRepository {
   private readonly byId: Statement<[string]>;
@@ -78,10 +77,15 @@ export class DeviceRepository {
   private readonly listAll: Statement<[]>;
   private readonly countAll: Statement<[]>;
   private readonly countKinds: Statement<[]>;
+  private readonly dataVersion: Statement<[]>;
   private readonly queries = new Map<string, { page: Statement; count: Statement }>();
+  /** List totals (see total()): those filtered on state columns apart, as a state write changes only them. */
+  private readonly counts = new Map<string, number>();
+  private readonly stateCounts = new Map<string, number>();
+  private countsVersion = -1;
 
   constructor(private readonly db: Db) {
-    this.byId = db.prepare('SELECT * FROM devices WHERE id = ?');
+    this.byId = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE id = ?`).raw();
     this.upsert = db.prepare(`
       INSERT INTO devices (id, kind, user_id, vendor, name, model, is_online, last_updated, location_id, hvac_type,
         charging_state, user_id_fold, name_fold, model_fold, static_json, state_json, driver_json, created_at)
@@ -101,15 +105,16 @@ export class DeviceRepository {
     this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
-    this.listAll = db.prepare('SELECT * FROM devices ORDER BY kind, created_at, id');
-    this.listDriven = db.prepare('SELECT * FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id');
+    this.listAll = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices ORDER BY kind, created_at, id`).raw();
+    this.listDriven = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id`).raw();
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
   get(id: string): DeviceRecord | undefined {
-    const row = this.byId.get(id) as DeviceRow | undefined;
+    const row = this.byId.get(id) as RecordRow | undefined;
     return row && toRecord(row);
   }
 
@@ -133,7 +138,7 @@ export class DeviceRepository {
 
   /** Every device, by kind (for export). */
   all(): DeviceRecord[] {
-    return (this.listAll.all() as DeviceRow[]).map(toRecord);
+    return (this.listAll.all() as RecordRow[]).map(toRecord);
   }
 
   /** Who every device is (the event watcher diffs them). */
@@ -143,11 +148,12 @@ export class DeviceRepository {
 
   /** Every device the hub drives (it has a driver binding), oldest first. */
   driven(): DeviceRecord[] {
-    return (this.listDriven.all() as DeviceRow[]).map(toRecord);
+    return (this.listDriven.all() as RecordRow[]).map(toRecord);
   }
 
   /** Inserts or replaces devices in one transaction; a re-added id leaves the deleted list. */
   save(devices: readonly DeviceRecord[]): void {
+    this.forgetCounts();
     this.db.transaction(() => {
       for (const device of devices) {
         this.upsert.run(toRow(device));
@@ -158,6 +164,7 @@ export class DeviceRepository {
 
   /** Removes a device for good and remembers that it was deleted. */
   delete(device: DeviceRecord, nowMs: number): void {
+    this.forgetCounts();
     this.remove.run(device.id);
     this.tombstone.run(device.id, device.kind, addressOf(device.driver), nowMs);
   }
@@ -180,13 +187,16 @@ export class DeviceRepository {
       is_online: isOnline ? 1 : 0,
       last_updated: lastUpdatedMs,
     });
+    this.stateCounts.clear();
     return result.changes > 0;
   }
 
   /** Marks a device reachable or not; true when that changed anything. */
   setOnline(id: string, isOnline: boolean): boolean {
     const flag = isOnline ? 1 : 0;
-    return this.writeOnline.run(flag, id, flag).changes > 0;
+    const changed = this.writeOnline.run(flag, id, flag).changes > 0;
+    if (changed) this.stateCounts.clear();
+    return changed;
   }
 
   list(filter: DeviceFilter, page: PageRequest): Page<DeviceSummary> {
@@ -208,19 +218,54 @@ export class DeviceRepository {
     if (filter.chargingState !== undefined) add('charging_state = @chargingState', 'chargingState', filter.chargingState);
     if (filter.hvacType !== undefined) add('hvac_type = @hvacType', 'hvacType', filter.hvacType);
 
-    const statements = this.statementsFor(where.join(' AND '), page.sortField, page.sortOrder);
-    const total = (statements.count.get(params) as { n: number }).n;
-    const rows = statements.page.all({ ...params, limit: page.size, offset: page.page * page.size }) as SummaryRow[];
+    const clause = where.join(' AND ');
+    const statements = this.statementsFor(clause, page.sortField, page.sortOrder, page.size);
+    const onState = filter.isOnline !== undefined || filter.chargingState !== undefined
+      || filter.lastUpdatedFromMs !== undefined || filter.lastUpdatedToMs !== undefined;
+    const total = this.total(statements.count, `${clause}|${JSON.stringify(params)}`, params, onState);
+    const rows = statements.page.all({ ...params, offset: page.page * page.size }) as SummaryRow[];
     return { total, items: rows.map(toSummary) };
   }
 
-  private statementsFor(where: string, sortField: SortField, sortOrder: SortOrder) {
-    const key = `${where}|${sortField}|${sortOrder}`;
+  /**
+   * A list's total, remembered until a write could change it: counting a kind's rows was half of a
+   * list page's cost, and the total of an unfiltered list changes only when devices come or go.
+   * Writes through this repository forget what they may change (a state write only the totals
+   * filtered on state columns); writes by another process (the hub CLI) show in PRAGMA data_version
+   * and forget them all.
+   */
+  private total(count: Statement, key: string, params: Record<string, unknown>, onState: boolean): number {
+    const version = this.dataVersion.get() as number;
+    if (version !== this.countsVersion) {
+      this.forgetCounts();
+      this.countsVersion = version;
+    }
+    const counts = onState ? this.stateCounts : this.counts;
+    let total = counts.get(key);
+    if (total === undefined) {
+      total = (count.get(params) as { n: number }).n;
+      if (counts.size >= MAX_REMEMBERED_COUNTS) counts.clear();
+      counts.set(key, total);
+    }
+    return total;
+  }
+
+  private forgetCounts(): void {
+    this.counts.clear();
+    this.stateCounts.clear();
+  }
+
+  /**
+   * The page size is written into the statement: SQLite's planner reads a bound LIMIT, so it would
+   * prepare the statement anew on every run (a tenth of a list page's CPU); OFFSET it does not read.
+   */
+  private statementsFor(where: string, sortField: SortField, sortOrder: SortOrder, size: number) {
+    const key = `${where}|${sortField}|${sortOrder}|${size}`;
     let cached = this.queries.get(key);
     if (!cached) {
       const order = `${SORT_COLUMN[sortField]} ${sortOrder}, id ${sortOrder}`;
       cached = {
-        page: this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM devices WHERE ${where} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+        page: this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM devices WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(size)} OFFSET @offset`).raw(),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${where}`),
       };
       if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.delete(this.queries.keys().next().value!);
@@ -265,35 +310,27 @@ function toRow(device: DeviceRecord) {
   };
 }
 
-function toRecord(row: DeviceRow): DeviceRecord {
+function toRecord(row: RecordRow): DeviceRecord {
+  const [id, kind, userId, vendor, name, model, isOnline, lastUpdatedMs, locationId, hvacType, staticJson, stateJson, driverJson, createdAtMs] = row;
   return {
-    id: row.id,
-    kind: row.kind,
-    userId: row.user_id,
-    vendor: row.vendor,
-    name: row.name,
-    model: row.model,
-    isOnline: row.is_online === 1,
-    lastUpdatedMs: row.last_updated,
-    locationId: row.location_id,
-    hvacType: row.hvac_type,
-    staticData: JSON.parse(row.static_json) as Record<string, unknown>,
-    state: row.state_json === null ? null : (JSON.parse(row.state_json) as Record<string, unknown>),
-    driver: row.driver_json === null ? null : (JSON.parse(row.driver_json) as DriverBinding),
-    createdAtMs: row.created_at,
+    id,
+    kind,
+    userId,
+    vendor,
+    name,
+    model,
+    isOnline: isOnline === 1,
+    lastUpdatedMs,
+    locationId,
+    hvacType,
+    staticData: JSON.parse(staticJson) as Record<string, unknown>,
+    state: stateJson === null ? null : (JSON.parse(stateJson) as Record<string, unknown>),
+    driver: driverJson === null ? null : (JSON.parse(driverJson) as DriverBinding),
+    createdAtMs,
   };
 }
 
 function toSummary(row: SummaryRow): DeviceSummary {
-  return {
-    id: row.id,
-    userId: row.user_id,
-    vendor: row.vendor,
-    name: row.name,
-    model: row.model,
-    isOnline: row.is_online === 1,
-    lastUpdatedMs: row.last_updated,
-    hvacType: row.hvac_type,
-    chargingState: row.charging_state,
-  };
+  const [id, userId, vendor, name, model, isOnline, lastUpdatedMs, hvacType, chargingState] = row;
+  return { id, userId, vendor, name, model, isOnline: isOnline === 1, lastUpdatedMs, hvacType, chargingState };
 }

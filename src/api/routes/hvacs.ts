@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
+import { json } from '../respond.ts';
 import { CommandListQuery, HvacListQuery, UserListQuery, idParams } from '../queries.ts';
 import { Command, CommandList, HvacPage, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { findOr404, listCommands, listPage, submitCommand } from '../device-handlers.ts';
@@ -33,7 +34,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: HvacListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { query }) => c.json(listPage(deps, 'hvac', query)))
+    }, (c, { query }) => json(listPage(deps, 'hvac', query)))
     .add({
       method: 'get', path: '/users/{userId}/hvacs', operationId: 'listUserHvacs', tag: 'HVACs',
       summary: 'List the HVAC units of one user',
@@ -41,7 +42,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => c.json(listPage(deps, 'hvac', query, params.userId)))
+    }, (c, { params, query }) => json(listPage(deps, 'hvac', query, params.userId)))
     .add({
       method: 'get', path: '/users/{userId}/hvacs/{hvacId}/commands', operationId: 'listHvacCommands', tag: 'HVACs',
       summary: 'List the commands of an HVAC unit',
@@ -50,7 +51,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: CommandListQuery,
       success: { status: 200, description: 'Commands in execution order', schema: CommandList },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND'],
-    }, (c, { params, query }) => listCommands(c, deps, 'hvac', params.hvacId, params.userId, query.state))
+    }, (c, { params, query }) => listCommands(deps, 'hvac', params.hvacId, params.userId, query.state))
     .add({
       method: 'post', path: '/hvacs/{hvacId}/commands/schedule', operationId: 'setHvacSchedule', tag: 'HVACs',
       summary: 'Change the schedule of an HVAC unit',
@@ -59,5 +60,5 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       body: ScheduleRequest,
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (c, { params, body }) => submitCommand(c, deps, findOr404(deps, 'hvac', params.hvacId), 'SET_SCHEDULE', body));
+    }, (c, { params, body }) => submitCommand(deps, findOr404(deps, 'hvac', params.hvacId), 'SET_SCHEDULE', body));
 }

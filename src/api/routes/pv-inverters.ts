@@ -1,5 +1,6 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
+import { json } from '../respond.ts';
 import { UserListQuery, idParams } from '../queries.ts';
 import { DeletionResult, PvInverter, PvInverterPage } from '../../domain/schemas.ts';
 import { deleteDevice, listPage, refreshDevice } from '../device-handlers.ts';
@@ -14,7 +15,7 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of PV inverters', schema: PvInverterPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => c.json(listPage(deps, 'pvInverter', query, params.userId)))
+    }, (c, { params, query }) => json(listPage(deps, 'pvInverter', query, params.userId)))
     .add({
       method: 'get', path: '/pv-inverters/{pvInverterId}/refresh', operationId: 'refreshPvInverter', tag: 'PV inverters',
       summary: 'Read a PV inverter live and return its fresh state',
@@ -22,12 +23,12 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('pvInverterId'),
       success: { status: 200, description: 'The PV inverter', schema: PvInverter },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND', 'DEVICE_IS_DISCONNECTED'],
-    }, async (c, { params }) => c.json(pvInverterDetail(await refreshDevice(deps, 'pvInverter', params.pvInverterId))))
+    }, async (c, { params }) => json(pvInverterDetail(await refreshDevice(deps, 'pvInverter', params.pvInverterId))))
     .add({
       method: 'delete', path: '/pv-inverters/{pvInverterId}', operationId: 'deletePvInverter', tag: 'PV inverters',
       summary: 'Delete a PV inverter for good',
       params: idParams('pvInverterId'),
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND'],
-    }, (c, { params }) => deleteDevice(c, deps, 'pvInverter', params.pvInverterId));
+    }, (c, { params }) => deleteDevice(deps, 'pvInverter', params.pvInverterId));
 }

@@ -1,5 +1,6 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
+import { json } from '../respond.ts';
 import { idParams } from '../queries.ts';
 import { Tariff } from '../../domain/schemas.ts';
 import { findOr404 } from '../device-handlers.ts';
@@ -12,5 +13,5 @@ export function tariffRoutes(deps: ApiDeps): OperationRouter {
     params: idParams('userId', 'tariffId'),
     success: { status: 200, description: 'The tariff', schema: Tariff },
     errors: ['BAD_REQUEST', 'TARIFF_NOT_FOUND'],
-  }, (c, { params }) => c.json(tariffDetail(findOr404(deps, 'tariff', params.tariffId, params.userId))));
+  }, (c, { params }) => json(tariffDetail(findOr404(deps, 'tariff', params.tariffId, params.userId))));
 }

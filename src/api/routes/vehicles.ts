@@ -17,7 +17,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       query: CommandListQuery,
       success: { status: 200, description: 'Commands in execution order', schema: CommandList },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params, query }) => listCommands(c, deps, 'vehicle', params.vehicleId, params.userId, query.state))
+    }, (c, { params, query }) => listCommands(deps, 'vehicle', params.vehicleId, params.userId, query.state))
     .add({
       method: 'post', path: '/vehicles/{vehicleId}/commands/charging-stop', operationId: 'stopVehicleCharging', tag: 'Vehicles',
       summary: 'Stop charging a vehicle',
@@ -25,14 +25,14 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('vehicleId'),
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params }) => submitCommand(c, deps, findOr404(deps, 'vehicle', params.vehicleId), 'CHARGING_STOP'))
+    }, (c, { params }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId), 'CHARGING_STOP'))
     .add({
       method: 'delete', path: '/users/{userId}/vehicles/{vehicleId}', operationId: 'deleteUserVehicle', tag: 'Vehicles',
       summary: 'Delete a vehicle of a user for good',
       params: idParams('userId', 'vehicleId'),
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params }) => deleteDevice(c, deps, 'vehicle', params.vehicleId, params.userId))
+    }, (c, { params }) => deleteDevice(deps, 'vehicle', params.vehicleId, params.userId))
     .add({
       method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/image.png', operationId: 'getUserVehicleImage', tag: 'Vehicles',
       summary: 'The picture of a vehicle, as PNG',

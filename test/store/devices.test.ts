@@ -1,0 +1,64 @@
+// The devices repository remembers list totals; these tests pin down that no write leaves one stale.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Store } from '../../src/store/store.ts';
+import { demoRecords } from '../../src/demo/site.ts';
+import { prepareImport } from '../../src/domain/import.ts';
+import type { DeviceFilter, PageRequest } from '../../src/store/devices.ts';
+
+const NOW = Date.parse('2026-11-07T05:31:56Z');
+const FIRST_PAGE: PageRequest = { sortField: 'USER_ID', sortOrder: 'DESC', page: 0, size: 10 };
+
+function openTwice(t: { after: (fn: () => void) => void }): [Store, Store] {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-devices-'));
+  const hub = Store.open(join(dir, 'hub.db'));
+  const cli = Store.open(join(dir, 'hub.db'));
+  t.after(() => {
+    hub.close();
+    cli.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return [hub, cli];
+}
+
+function importInto(store: Store, records: unknown[]): void {
+  const prepared = prepareImport(records, NOW, (id) => store.devices.get(id)?.kind);
+  store.importDevices(prepared.devices, prepared.images, NOW);
+}
+
+const total = (store: Store, filter: DeviceFilter) => store.devices.list(filter, FIRST_PAGE).total;
+
+test('list totals follow imports and deletions, in this process and in another one', (t) => {
+  const [hub, cli] = openTwice(t);
+  const records = demoRecords(NOW) as { kind: string; id: string }[];
+  const batteries = records.filter((r) => r.kind === 'battery');
+  importInto(hub, batteries.slice(0, 1));
+  assert.equal(total(hub, { kind: 'battery' }), 1);
+  importInto(hub, batteries.slice(1));
+  assert.equal(total(hub, { kind: 'battery' }), batteries.length);
+
+  const removed = hub.devices.find('battery', batteries[0]!.id)!;
+  cli.deleteDevice(cli.devices.get(removed.id)!, NOW);
+  assert.equal(total(hub, { kind: 'battery' }), batteries.length - 1, 'a deletion by another process');
+  hub.deleteDevice(hub.devices.get(batteries[1]!.id)!, NOW);
+  assert.equal(total(hub, { kind: 'battery' }), batteries.length - 2, 'a deletion by this process');
+});
+
+test('totals filtered on state follow state writes; others stay remembered', (t) => {
+  const [hub] = openTwice(t);
+  importInto(hub, (demoRecords(NOW) as { kind: string }[]).filter((r) => r.kind === 'battery'));
+  const all = total(hub, { kind: 'battery' });
+  const online = total(hub, { kind: 'battery', isOnline: true });
+  const device = hub.devices.list({ kind: 'battery', isOnline: true }, FIRST_PAGE).items[0]!;
+  assert.equal(hub.devices.setOnline(device.id, false), true);
+  assert.equal(total(hub, { kind: 'battery', isOnline: true }), online - 1);
+  assert.equal(total(hub, { kind: 'battery', isOnline: false }), all - online + 1);
+  hub.devices.updateState(device.id, { chargingState: 'CHARGING' }, true, NOW);
+  assert.equal(total(hub, { kind: 'battery', isOnline: true }), online);
+  assert.equal(total(hub, { kind: 'battery', chargingState: 'CHARGING' }),
+    hub.devices.all().filter((d) => d.kind === 'battery' && d.state?.['chargingState'] === 'CHARGING').length);
+  assert.equal(total(hub, { kind: 'battery' }), all);
+});
