@@ -5,7 +5,6 @@ import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { seedDemo } from './demo/site.ts';
 import { startDemoSimulators } from './sim/demo-sims.ts';
-import { startDemoMqtt } from './sim/demo-mqtt.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/watchdog.ts';
 import { systemClock } from './domain/time.ts';
@@ -30,7 +29,7 @@ async function main(): Promise<void> {
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
   const simulators = demo ? await startDemoSimulators() : undefined;
-  const demoMqtt = demo && !config.mqtt ? await startDemoMqtt() : undefined;
+  const demoMqtt = demo && !config.mqtt ? await (await import('./sim/demo-mqtt.ts')).startDemoMqtt() : undefined;
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
   const daemon = new Daemon({
     config,

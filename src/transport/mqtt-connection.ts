@@ -4,7 +4,7 @@
 // Subscriptions are restored by mqtt.js on reconnect (resubscribe); its offline queue is turned off
 // so that nothing stale is sent after a reconnect.
 import { readFileSync } from 'node:fs';
-import mqtt, { type IClientOptions, type MqttClient } from 'mqtt';
+import type { IClientOptions, MqttClient } from 'mqtt';
 import type { Logger } from '../log.ts';
 
 export interface MqttEndpoint {
@@ -56,6 +56,8 @@ export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): I
 
 /** Connects, trying MQTT 5 first; resolves once connected, rejects on the first hard failure. */
 export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: BackoffOptions = { initialMs: 1000, maxMs: 60_000 }): Promise<MqttClient> {
+  // Loaded on first use: a hub without a broker or relay does not carry mqtt.js (about 8 MB) in memory.
+  const { default: mqtt } = await import('mqtt');
   const versions: (4 | 5)[] = endpoint.protocolVersion === 4 ? [4] : [5, 4];
   let lastError: Error | undefined;
   for (const version of versions) {
