@@ -101,9 +101,22 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
  */
 function edge(app: Hono, requests?: Counter): void {
   const dispatch = app.fetch;
+  // Node's parser knows a fixed set of methods, so this holds a handful of series at most.
+  const series = new Map<string, { inc(): void }>();
+  const count = (method: string, status: number) => {
+    if (!requests) return;
+    const statusClass = `${Math.floor(status / 100)}xx`;
+    const key = `${method} ${statusClass}`;
+    let counter = series.get(key);
+    if (!counter) {
+      counter = requests.series({ method, status: statusClass });
+      series.set(key, counter);
+    }
+    counter.inc();
+  };
   const finish = (request: Request, response: Response) => {
     const out = secure(response);
-    requests?.inc({ method: request.method, status: `${Math.floor(out.status / 100)}xx` });
+    count(request.method, out.status);
     return out;
   };
   app.fetch = (request, env, executionCtx) => {

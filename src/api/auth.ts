@@ -48,6 +48,9 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
       const retryAfter = Math.ceil((current.windowStart + WINDOW_MS - now) / 1000);
       throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
     }
+    // First catch up with other processes' writes: a key the CLI revoked fails now, and the
+    // store's remembered records and totals are current for the rest of the request.
+    deps.store.sync();
     const key = requestHeader(c, 'x-api-key');
     if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
       if (failures.size >= MAX_TRACKED_CLIENTS) failures.clear();

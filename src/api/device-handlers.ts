@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.ts';
 import { disconnected, notFound } from './errors.ts';
 import * as present from './present.ts';
-import { json } from './respond.ts';
+import { json, jsonText } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandType, DeviceKind, SortField, SortOrder, HvacType } from '../domain/vocabulary.ts';
 import type { DeviceFilter } from '../store/devices.ts';
@@ -28,7 +28,7 @@ export interface ListQuery {
   type?: HvacType;
 }
 
-export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, ownerId?: string) {
+export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, ownerId?: string): Response {
   const filter: DeviceFilter = {
     kind,
     ownerId,
@@ -43,9 +43,7 @@ export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, owne
     chargingState: query.chargingState,
     hvacType: query.type,
   };
-  const result = deps.store.devices.list(filter, query);
-  const extra = kind === 'battery' ? 'chargingState' : kind === 'hvac' ? 'type' : null;
-  return present.page(result, query.size, extra);
+  return jsonText(present.pageJson(deps.store.devices.list(filter, query), query.size));
 }
 
 /** The device, or the kind's not-found error (also when it belongs to another user than `ownerId`). */

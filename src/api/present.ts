@@ -1,6 +1,6 @@
 // Turns the hub's records into the exact JSON shapes of the specification. Absent values are left
 // out rather than sent as null.
-import type { DeviceRecord, DeviceSummary } from '../domain/device.ts';
+import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { Page } from '../store/devices.ts';
 import { formatTimestamp } from '../domain/time.ts';
@@ -60,23 +60,56 @@ export function tariffDetail(device: DeviceRecord): Json {
   return out;
 }
 
-export function listItem(summary: DeviceSummary, extra: 'chargingState' | 'type' | null): Json {
-  const item: Json = { id: summary.id, userId: summary.userId, vendor: summary.vendor };
-  set(item, 'name', summary.name);
-  item['isOnline'] = summary.isOnline;
-  set(item, 'model', summary.model);
-  set(item, 'lastUpdated', time(summary.lastUpdatedMs));
-  if (extra === 'chargingState') set(item, 'chargingState', summary.chargingState);
-  if (extra === 'type') set(item, 'type', summary.hvacType);
+const DETAIL: Partial<Record<DeviceRecord['kind'], (device: DeviceRecord) => Json>> = {
+  battery: batteryDetail, charger: chargerDetail, pvInverter: pvInverterDetail, tariff: tariffDetail,
+};
+const detailTexts = new WeakMap<DeviceRecord, string>();
+
+/**
+ * A device's detail body as JSON text, remembered per record: the store hands out the same frozen
+ * record until the device changes (DeviceRepository.get), and a changed device is a new record, so
+ * a remembered text is never stale. A record not from the store is rendered and soon forgotten.
+ */
+export function detailJson(device: DeviceRecord): string {
+  let text = detailTexts.get(device);
+  if (text === undefined) {
+    const present = DETAIL[device.kind];
+    if (!present) throw new TypeError(`no detail view for ${device.kind}`);
+    text = JSON.stringify(present(device));
+    detailTexts.set(device, text);
+  }
+  return text;
+}
+
+/** A list item: the summary fields, with the battery's chargingState or the HVAC's type. */
+export function listItem(device: DeviceRecord): Json {
+  const item: Json = { id: device.id, userId: device.userId, vendor: device.vendor };
+  set(item, 'name', device.name);
+  item['isOnline'] = device.isOnline;
+  set(item, 'model', device.model);
+  set(item, 'lastUpdated', time(device.lastUpdatedMs));
+  if (device.kind === 'battery') {
+    const chargingState = device.state?.['chargingState'];
+    if (typeof chargingState === 'string') item['chargingState'] = chargingState;
+  }
+  if (device.kind === 'hvac') set(item, 'type', device.hvacType);
   return item;
 }
 
-export function page(result: Page<DeviceSummary>, size: number, extra: 'chargingState' | 'type' | null): Json {
-  return {
-    content: result.items.map((s) => listItem(s, extra)),
-    totalElements: result.total,
-    totalPages: Math.ceil(result.total / size),
-  };
+const itemTexts = new WeakMap<DeviceRecord, string>();
+
+/** A list page as JSON text; each item rendered once per record, as detailJson() does. */
+export function pageJson(result: Page<DeviceRecord>, size: number): string {
+  let content = '';
+  for (const device of result.items) {
+    let text = itemTexts.get(device);
+    if (text === undefined) {
+      text = JSON.stringify(listItem(device));
+      itemTexts.set(device, text);
+    }
+    content += content === '' ? text : `,${text}`;
+  }
+  return `{"content":[${content}],"totalElements":${result.total},"totalPages":${Math.ceil(result.total / size)}}`;
 }
 
 export function command(record: CommandRecord): Json {

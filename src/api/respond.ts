@@ -1,12 +1,27 @@
-// Every response leaves with the same security headers: those of Hono's secureHeaders middleware by
-// default, with the hub's Content-Security-Policy and a same-site Cross-Origin-Resource-Policy.
+// Every response leaves with security headers, in two sets:
+//
+// - API answers (JSON) carry the set the OWASP REST Security Cheat Sheet names for APIs:
+//   Cache-Control: no-store (device data and commands must not sit in a cache), a CSP that forbids
+//   everything including framing, HSTS, nosniff and X-Frame-Options: DENY. Headers that only steer
+//   how a browser renders a document (referrer, DNS prefetch, COOP, XSS auditor…) do nothing for a
+//   JSON body; each costs the server a validated header line on every answer.
+// - Everything else (the docs page, logos, vehicle images, Hono's own answers) gets the document
+//   set of Hono's secureHeaders middleware, with the hub's CSP and a same-site
+//   Cross-Origin-Resource-Policy, unless its handler set a header itself (the pairing pages do).
 //
 // Why not that middleware: it sets them on the Response after the handler, which makes the Node
 // adapter turn its lightweight Response into a full one with a Headers object, and any app-wide
 // middleware also makes Hono run every request through its async composer. Together that was about
-// a third of a detail read's CPU. So the hot answers are built here, complete (`json()`); the
+// a third of a detail read's CPU. So the API's answers are built here, complete (`json()`); the
 // Node adapter writes such a Response (a string and a plain header object) straight to the socket.
-// Anything else (docs page, logos, Hono's own answers) gets the headers added by `secure()`.
+
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+  'strict-transport-security': 'max-age=15552000; includeSubDomains',
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+};
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
@@ -23,19 +38,28 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'x-xss-protection': '0',
 };
 const SECURITY_ENTRIES = Object.entries(SECURITY_HEADERS);
-const JSON_HEADERS: Readonly<Record<string, string>> = { ...SECURITY_HEADERS, 'content-type': 'application/json' };
+const JSON_HEADERS: Readonly<Record<string, string>> = { ...API_SECURITY_HEADERS, 'content-type': 'application/json' };
 
-/** Responses built here, which already carry every header. */
-const complete = new WeakSet<Response>();
+/**
+ * Marks the responses built here, which already carry every header. A property rather than a
+ * WeakSet: adding to a WeakSet on every request made the garbage collector's work measurably larger.
+ */
+const COMPLETE = Symbol('complete');
+type Marked = Response & { [COMPLETE]?: true };
 
 /** A JSON answer with all its headers. Header names are lower case; `headers` may add more. */
 export function json(body: unknown, status = 200, headers?: Record<string, string>): Response {
+  return jsonText(JSON.stringify(body), status, headers);
+}
+
+/** As json(), for a body already serialised (a remembered rendering, see present.detailJson). */
+export function jsonText(text: string, status = 200, headers?: Record<string, string>): Response {
   // A fresh copy each time, as the Node adapter adds Content-Length to it; a copy of one template
   // keeps its shape (adding a key to a spread copy took V8's slow path).
   const all: Record<string, string> = { ...JSON_HEADERS };
   if (headers) for (const name in headers) all[name.toLowerCase()] = headers[name]!;
-  const response = new Response(JSON.stringify(body), { status, headers: all });
-  complete.add(response);
+  const response: Marked = new Response(text, { status, headers: all });
+  response[COMPLETE] = true;
   return response;
 }
 
@@ -44,7 +68,7 @@ export function json(body: unknown, status = 200, headers?: Record<string, strin
  * pages set their own policy). Returns a response whose headers can be changed.
  */
 export function secure(response: Response): Response {
-  if (complete.has(response)) return response;
+  if ((response as Marked)[COMPLETE] === true) return response;
   let out = response;
   try {
     out.headers.delete('x-powered-by');

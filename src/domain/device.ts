@@ -27,19 +27,6 @@ export interface DeviceRecord {
   createdAtMs: number;
 }
 
-/** The fields a list page shows; read without parsing the JSON columns. */
-export interface DeviceSummary {
-  id: string;
-  userId: string;
-  vendor: string;
-  name: string | null;
-  model: string | null;
-  isOnline: boolean;
-  lastUpdatedMs: number | null;
-  hvacType: HvacType | null;
-  chargingState: string | null;
-}
-
 /** The JSON key under which each kind keeps its live state. */
 export const STATE_KEY: Partial<Record<DeviceKind, 'chargeState' | 'powerState'>> = {
   battery: 'chargeState',

@@ -23,6 +23,20 @@ export class Counter {
     entry.value += by;
     this.values.set(key, entry);
   }
+  /**
+   * One label set's series, for a hot path: counting through it skips rendering the labels into a
+   * key on every call (that was a tenth of a detail read's CPU when done per request).
+   */
+  series(labels: Labels): { inc(by?: number): void } {
+    const key = labelText(labels);
+    let entry = this.values.get(key);
+    if (!entry) {
+      entry = { labels, value: 0 };
+      this.values.set(key, entry);
+    }
+    const series = entry;
+    return { inc: (by = 1) => void (series.value += by) };
+  }
   render(name: string): string[] {
     return [...this.values.values()].map((e) => `${name}${labelText(e.labels)} ${e.value}`);
   }

@@ -37,10 +37,8 @@ export class ApiKeyRepository {
   private readonly active: Statement<[]>;
   private readonly revokeStmt: Statement;
   private readonly byHash: Statement<[Buffer]>;
-  private readonly dataVersion: Statement<[]>;
-  /** Hashes of the active keys, reloaded whenever another connection (the CLI) changed the database. */
+  /** Hashes of the active keys, reloaded after a change here or by another process (Store.sync()). */
   private cache: Buffer[] = [];
-  private cachedVersion = -1;
   private dirty = true;
 
   constructor(db: Db) {
@@ -49,7 +47,6 @@ export class ApiKeyRepository {
     this.active = db.prepare('SELECT hash FROM api_keys WHERE revoked_at IS NULL');
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL');
     this.byHash = db.prepare('SELECT id, revoked_at FROM api_keys WHERE hash = ?');
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
   /** Creates a random key; the returned secret is never stored and cannot be shown again. */
@@ -94,7 +91,7 @@ export class ApiKeyRepository {
    * constant time, and the loop never stops early, so timing says nothing about which key matched.
    */
   verify(key: string): boolean {
-    this.refresh();
+    if (this.dirty) this.load();
     const presented = hashKey(key);
     let match = false;
     for (const stored of this.cache) {
@@ -103,11 +100,13 @@ export class ApiKeyRepository {
     return match;
   }
 
-  private refresh(): void {
-    const version = this.dataVersion.get() as number;
-    if (!this.dirty && version === this.cachedVersion) return;
+  /** Another process may have added or revoked keys: read them again before the next check. */
+  forgetAll(): void {
+    this.dirty = true;
+  }
+
+  private load(): void {
     this.cache = (this.active.all() as Pick<KeyRow, 'hash'>[]).map((row) => row.hash);
-    this.cachedVersion = version;
     this.dirty = false;
   }
 }

@@ -1,7 +1,7 @@
 // The devices table: static data, latest state and how each device is reached.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { fold, type DeviceRecord, type DeviceSummary, type DriverBinding } from '../domain/device.ts';
+import { fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
 
 export interface DeviceFilter {
@@ -40,12 +40,6 @@ const SORT_COLUMN: Record<SortField, string> = {
   LAST_UPDATED: 'last_updated',
 };
 
-/** A list item as read, in SUMMARY_COLUMNS order (arrays, as RecordRow below). */
-type SummaryRow = [
-  id: string, user_id: string, vendor: string, name: string | null, model: string | null, is_online: number,
-  last_updated: number | null, hvac_type: HvacType | null, charging_state: string | null,
-];
-
 /**
  * A whole device as read, in RECORD_COLUMNS order. Such reads come as arrays (better-sqlite3's raw
  * mode): building an object of many named columns for each row was a tenth of a detail read's CPU.
@@ -58,9 +52,10 @@ type RecordRow = [
 const RECORD_COLUMNS = 'id, kind, user_id, vendor, name, model, is_online, last_updated, location_id, hvac_type, '
   + 'static_json, state_json, driver_json, created_at';
 
-const SUMMARY_COLUMNS = 'id, user_id, vendor, name, model, is_online, last_updated, hvac_type, charging_state';
 const MAX_CACHED_QUERIES = 512;
 const MAX_REMEMBERED_COUNTS = 512;
+/** Records kept by get(): a household has a few dozen devices, a large site a few hundred. */
+const MAX_REMEMBERED_RECORDS = 1024;
 
 export class DeviceRepository {
   private readonly byId: Statement<[string]>;
@@ -77,12 +72,12 @@ export class DeviceRepository {
   private readonly listAll: Statement<[]>;
   private readonly countAll: Statement<[]>;
   private readonly countKinds: Statement<[]>;
-  private readonly dataVersion: Statement<[]>;
   private readonly queries = new Map<string, { page: Statement; count: Statement }>();
   /** List totals (see total()): those filtered on state columns apart, as a state write changes only them. */
   private readonly counts = new Map<string, number>();
   private readonly stateCounts = new Map<string, number>();
-  private countsVersion = -1;
+  /** Records as get() last read them, frozen; forgotten by every write to the device (see get()). */
+  private readonly records = new Map<string, DeviceRecord>();
 
   constructor(private readonly db: Db) {
     this.byId = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE id = ?`).raw();
@@ -110,12 +105,24 @@ export class DeviceRepository {
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
+  /**
+   * The device, as a frozen record. The same record object comes back until the device changes, so
+   * a reader may remember what it derived from it (the API keeps the rendered JSON, rendered.ts):
+   * reading and parsing the row was most of a detail read's cost, and apps read a device far more
+   * often than its poller writes it. Every write through this repository forgets the device's
+   * record; writes by another process are caught up with by Store.sync().
+   */
   get(id: string): DeviceRecord | undefined {
+    const remembered = this.records.get(id);
+    if (remembered) return remembered;
     const row = this.byId.get(id) as RecordRow | undefined;
-    return row && toRecord(row);
+    if (!row) return undefined;
+    const record = freezeRecord(toRecord(row));
+    if (this.records.size >= MAX_REMEMBERED_RECORDS) this.records.delete(this.records.keys().next().value!);
+    this.records.set(id, record);
+    return record;
   }
 
   /** A device of the given kind, and of the given owner when one is named; otherwise undefined. */
@@ -156,6 +163,7 @@ export class DeviceRepository {
     this.forgetCounts();
     this.db.transaction(() => {
       for (const device of devices) {
+        this.records.delete(device.id);
         this.upsert.run(toRow(device));
         this.untombstone.run(device.id);
       }
@@ -165,6 +173,7 @@ export class DeviceRepository {
   /** Removes a device for good and remembers that it was deleted. */
   delete(device: DeviceRecord, nowMs: number): void {
     this.forgetCounts();
+    this.records.delete(device.id);
     this.remove.run(device.id);
     this.tombstone.run(device.id, device.kind, addressOf(device.driver), nowMs);
   }
@@ -180,6 +189,7 @@ export class DeviceRepository {
 
   /** Writes fresh state reported by a driver. Returns false when the device is gone. */
   updateState(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): boolean {
+    this.records.delete(id);
     const result = this.writeState.run({
       id,
       state_json: state === null ? null : JSON.stringify(state),
@@ -195,11 +205,19 @@ export class DeviceRepository {
   setOnline(id: string, isOnline: boolean): boolean {
     const flag = isOnline ? 1 : 0;
     const changed = this.writeOnline.run(flag, id, flag).changes > 0;
-    if (changed) this.stateCounts.clear();
+    if (changed) {
+      this.records.delete(id);
+      this.stateCounts.clear();
+    }
     return changed;
   }
 
-  list(filter: DeviceFilter, page: PageRequest): Page<DeviceSummary> {
+  /**
+   * A page of devices and the total. The page query reads only ids, through the index that serves
+   * the sort (turning ten rows of nine columns into JS values cost more than finding them), and the
+   * records come from get(), which mostly remembers them.
+   */
+  list(filter: DeviceFilter, page: PageRequest): Page<DeviceRecord> {
     const where: string[] = ['kind = @kind'];
     const params: Record<string, unknown> = { kind: filter.kind };
     const add = (clause: string, name: string, value: unknown) => {
@@ -223,23 +241,28 @@ export class DeviceRepository {
     const onState = filter.isOnline !== undefined || filter.chargingState !== undefined
       || filter.lastUpdatedFromMs !== undefined || filter.lastUpdatedToMs !== undefined;
     const total = this.total(statements.count, `${clause}|${JSON.stringify(params)}`, params, onState);
-    const rows = statements.page.all({ ...params, offset: page.page * page.size }) as SummaryRow[];
-    return { total, items: rows.map(toSummary) };
+    const ids = statements.page.all({ ...params, offset: page.page * page.size }) as string[];
+    const items: DeviceRecord[] = [];
+    for (const id of ids) {
+      const device = this.get(id);
+      if (device) items.push(device); // else deleted by another process since the page was read
+    }
+    return { total, items };
+  }
+
+  /** Forgets everything remembered: another process (the hub CLI) wrote to the database. */
+  forgetAll(): void {
+    this.records.clear();
+    this.forgetCounts();
   }
 
   /**
    * A list's total, remembered until a write could change it: counting a kind's rows was half of a
    * list page's cost, and the total of an unfiltered list changes only when devices come or go.
    * Writes through this repository forget what they may change (a state write only the totals
-   * filtered on state columns); writes by another process (the hub CLI) show in PRAGMA data_version
-   * and forget them all.
+   * filtered on state columns); writes by another process are caught up with by Store.sync().
    */
   private total(count: Statement, key: string, params: Record<string, unknown>, onState: boolean): number {
-    const version = this.dataVersion.get() as number;
-    if (version !== this.countsVersion) {
-      this.forgetCounts();
-      this.countsVersion = version;
-    }
     const counts = onState ? this.stateCounts : this.counts;
     let total = counts.get(key);
     if (total === undefined) {
@@ -265,7 +288,7 @@ export class DeviceRepository {
     if (!cached) {
       const order = `${SORT_COLUMN[sortField]} ${sortOrder}, id ${sortOrder}`;
       cached = {
-        page: this.db.prepare(`SELECT ${SUMMARY_COLUMNS} FROM devices WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(size)} OFFSET @offset`).raw(),
+        page: this.db.prepare(`SELECT id FROM devices WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(size)} OFFSET @offset`).pluck(),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${where}`),
       };
       if (this.queries.size >= MAX_CACHED_QUERIES) this.queries.delete(this.queries.keys().next().value!);
@@ -330,7 +353,15 @@ function toRecord(row: RecordRow): DeviceRecord {
   };
 }
 
-function toSummary(row: SummaryRow): DeviceSummary {
-  const [id, userId, vendor, name, model, isOnline, lastUpdatedMs, hvacType, chargingState] = row;
-  return { id, userId, vendor, name, model, isOnline: isOnline === 1, lastUpdatedMs, hvacType, chargingState };
+/** Freezes a record and the objects in it, so that one handed out by get() cannot be changed. */
+function freezeRecord(record: DeviceRecord): DeviceRecord {
+  deepFreeze(record.staticData);
+  if (record.state) deepFreeze(record.state);
+  if (record.driver) deepFreeze(record.driver);
+  return Object.freeze(record);
+}
+
+function deepFreeze(value: object): void {
+  for (const inner of Object.values(value)) if (inner !== null && typeof inner === 'object') deepFreeze(inner as object);
+  Object.freeze(value);
 }

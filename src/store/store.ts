@@ -1,4 +1,5 @@
 // The store: one database, one repository per table, and the few writes that span tables.
+import type { Statement } from 'better-sqlite3';
 import { openDatabase, type Db } from './db.ts';
 import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
@@ -13,8 +14,11 @@ export class Store {
   readonly apiKeys: ApiKeyRepository;
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
+  private readonly dataVersion: Statement<[]>;
+  private seenVersion = -1;
 
   constructor(readonly db: Db) {
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
     this.devices = new DeviceRepository(db);
     this.commands = new CommandRepository(db);
     this.apiKeys = new ApiKeyRepository(db);
@@ -24,6 +28,20 @@ export class Store {
 
   static open(path: string): Store {
     return new Store(openDatabase(path));
+  }
+
+  /**
+   * Catches up with writes by other processes (the hub CLI: an import, a revoked key): when SQLite's
+   * data_version says another connection committed, the repositories forget what they remember.
+   * One cheap statement; the API calls it at the start of every request, so a key revoked by the
+   * CLI fails on the next request, and the runtime before it acts on a device.
+   */
+  sync(): void {
+    const version = this.dataVersion.get() as number;
+    if (version === this.seenVersion) return;
+    this.seenVersion = version;
+    this.devices.forgetAll();
+    this.apiKeys.forgetAll();
   }
 
   /** Deletes a device for good: its row and image go, its pending commands fail, it stays deleted. */

@@ -110,13 +110,35 @@ test('unknown routes are 404 NOT_FOUND; a known path with another method is 405 
   assert.equal(post.status, 405);
 });
 
-test('responses carry secure headers', async (t) => {
+test('API answers carry the security headers of an API, documents those of a page', async (t) => {
   const daemon = await startDaemon(t);
-  const res = await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } });
-  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
-  assert.equal(res.headers.get('x-frame-options'), 'SAMEORIGIN');
-  assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
-  assert.equal(res.headers.get('x-powered-by'), null);
+  // OWASP's REST Security Cheat Sheet: the headers every API response should carry.
+  const api = {
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
+    'strict-transport-security': 'max-age=15552000; includeSubDomains',
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+  };
+  for (const [path, status] of [[`/v1.0.0/batteries`, 200], [`/v1.0.0/batteries/${ids.battery}`, 404], ['/v1.0.0/solar-panels', 404]] as const) {
+    const res = await fetch(daemon.url + path, { headers: { 'x-api-key': KEY } });
+    assert.equal(res.status, status);
+    for (const [name, value] of Object.entries(api)) assert.equal(res.headers.get(name), value, `${path}: ${name}`);
+    assert.equal(res.headers.get('content-type'), 'application/json');
+    assert.equal(res.headers.get('x-powered-by'), null);
+  }
+  const unauthorized = await fetch(`${daemon.url}/v1.0.0/batteries`);
+  assert.equal(unauthorized.status, 401);
+  assert.equal(unauthorized.headers.get('cache-control'), 'no-store');
+
+  const docs = await fetch(`${daemon.url}/docs`);
+  assert.equal(docs.status, 200);
+  assert.equal(docs.headers.get('x-content-type-options'), 'nosniff');
+  assert.equal(docs.headers.get('x-frame-options'), 'SAMEORIGIN');
+  assert.equal(docs.headers.get('referrer-policy'), 'no-referrer');
+  assert.equal(docs.headers.get('cross-origin-resource-policy'), 'same-site');
+  assert.match(docs.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+  assert.equal(docs.headers.get('x-powered-by'), null);
 });
 
 test('an unexpected error is a bare 500 whose id is in the log line, without stack or SQL', async (t) => {

@@ -1,4 +1,5 @@
-// The devices repository remembers list totals; these tests pin down that no write leaves one stale.
+// The devices repository remembers list totals and the records get() read; these tests pin down that
+// no write leaves either stale, whether this process or another one (seen through Store.sync()) wrote.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -42,6 +43,7 @@ test('list totals follow imports and deletions, in this process and in another o
 
   const removed = hub.devices.find('battery', batteries[0]!.id)!;
   cli.deleteDevice(cli.devices.get(removed.id)!, NOW);
+  hub.sync(); // as the API does at the start of every request
   assert.equal(total(hub, { kind: 'battery' }), batteries.length - 1, 'a deletion by another process');
   hub.deleteDevice(hub.devices.get(batteries[1]!.id)!, NOW);
   assert.equal(total(hub, { kind: 'battery' }), batteries.length - 2, 'a deletion by this process');
@@ -61,4 +63,33 @@ test('totals filtered on state follow state writes; others stay remembered', (t)
   assert.equal(total(hub, { kind: 'battery', chargingState: 'CHARGING' }),
     hub.devices.all().filter((d) => d.kind === 'battery' && d.state?.['chargingState'] === 'CHARGING').length);
   assert.equal(total(hub, { kind: 'battery' }), all);
+});
+
+test('get() hands out one frozen record until the device changes, here or in another process', (t) => {
+  const [hub, cli] = openTwice(t);
+  const battery = (demoRecords(NOW) as { kind: string; id: string }[]).find((r) => r.kind === 'battery')!;
+  importInto(hub, [battery]);
+  const first = hub.devices.get(battery.id)!;
+  assert.equal(hub.devices.get(battery.id), first, 'the same object while nothing changed');
+  assert.ok(Object.isFrozen(first) && Object.isFrozen(first.staticData) && Object.isFrozen(first.state));
+  assert.throws(() => { (first.state as Record<string, unknown>)['batteryLevel'] = 1; }, TypeError);
+
+  hub.devices.updateState(battery.id, { batteryLevel: 42 }, true, NOW + 1000);
+  const updated = hub.devices.get(battery.id)!;
+  assert.notEqual(updated, first);
+  assert.deepEqual(updated.state, { batteryLevel: 42 });
+
+  assert.equal(hub.devices.setOnline(battery.id, false), true);
+  assert.equal(hub.devices.get(battery.id)!.isOnline, false, 'a reachability change is a new record');
+
+  cli.devices.updateState(battery.id, { batteryLevel: 7 }, true, NOW + 2000);
+  hub.sync();
+  assert.deepEqual(hub.devices.get(battery.id)!.state, { batteryLevel: 7 }, 'another process wrote it');
+  hub.sync();
+  const again = hub.devices.get(battery.id)!;
+  assert.equal(hub.devices.get(battery.id), again, 'a sync with nothing new keeps the records');
+
+  cli.deleteDevice(cli.devices.get(battery.id)!, NOW);
+  hub.sync();
+  assert.equal(hub.devices.get(battery.id), undefined, 'deleted by another process');
 });

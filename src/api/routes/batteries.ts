@@ -1,10 +1,10 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
+import { jsonText } from '../respond.ts';
 import { BatteryListQuery, idParams } from '../queries.ts';
 import { Battery, BatteryPage, DeletionResult } from '../../domain/schemas.ts';
 import { deleteDevice, findOr404, listPage } from '../device-handlers.ts';
-import { batteryDetail } from '../present.ts';
+import { detailJson } from '../present.ts';
 
 export function batteryRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()
@@ -15,14 +15,14 @@ export function batteryRoutes(deps: ApiDeps): OperationRouter {
       query: BatteryListQuery,
       success: { status: 200, description: 'A page of batteries', schema: BatteryPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { query }) => json(listPage(deps, 'battery', query)))
+    }, (c, { query }) => listPage(deps, 'battery', query))
     .add({
       method: 'get', path: '/batteries/{batteryId}', operationId: 'getBattery', tag: 'Batteries',
       summary: 'Read one battery',
       params: idParams('batteryId'),
       success: { status: 200, description: 'The battery', schema: Battery },
       errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
-    }, (c, { params }) => json(batteryDetail(findOr404(deps, 'battery', params.batteryId))))
+    }, (c, { params }) => jsonText(detailJson(findOr404(deps, 'battery', params.batteryId))))
     .add({
       method: 'delete', path: '/batteries/{batteryId}', operationId: 'deleteBattery', tag: 'Batteries',
       summary: 'Delete a battery for good',

@@ -1,10 +1,10 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
+import { jsonText } from '../respond.ts';
 import { idParams } from '../queries.ts';
 import { Charger, DeletionResult } from '../../domain/schemas.ts';
 import { deleteDevice, findOr404, refreshDevice } from '../device-handlers.ts';
-import { chargerDetail } from '../present.ts';
+import { detailJson } from '../present.ts';
 
 export function chargerRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()
@@ -14,7 +14,7 @@ export function chargerRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('chargerId'),
       success: { status: 200, description: 'The charger', schema: Charger },
       errors: ['BAD_REQUEST', 'CHARGER_NOT_FOUND'],
-    }, (c, { params }) => json(chargerDetail(findOr404(deps, 'charger', params.chargerId))))
+    }, (c, { params }) => jsonText(detailJson(findOr404(deps, 'charger', params.chargerId))))
     .add({
       method: 'get', path: '/chargers/{chargerId}/refresh', operationId: 'refreshCharger', tag: 'Chargers',
       summary: 'Read a charger live and return its fresh state',
@@ -22,7 +22,7 @@ export function chargerRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('chargerId'),
       success: { status: 200, description: 'The charger', schema: Charger },
       errors: ['BAD_REQUEST', 'CHARGER_NOT_FOUND', 'DEVICE_IS_DISCONNECTED'],
-    }, async (c, { params }) => json(chargerDetail(await refreshDevice(deps, 'charger', params.chargerId))))
+    }, async (c, { params }) => jsonText(detailJson(await refreshDevice(deps, 'charger', params.chargerId))))
     .add({
       method: 'delete', path: '/chargers/{chargerId}', operationId: 'deleteCharger', tag: 'Chargers',
       summary: 'Delete a charger for good',

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
 import { CommandListQuery, HvacListQuery, UserListQuery, idParams } from '../queries.ts';
 import { Command, CommandList, HvacPage, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { findOr404, listCommands, listPage, submitCommand } from '../device-handlers.ts';
@@ -34,7 +33,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: HvacListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { query }) => json(listPage(deps, 'hvac', query)))
+    }, (c, { query }) => listPage(deps, 'hvac', query))
     .add({
       method: 'get', path: '/users/{userId}/hvacs', operationId: 'listUserHvacs', tag: 'HVACs',
       summary: 'List the HVAC units of one user',
@@ -42,7 +41,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => json(listPage(deps, 'hvac', query, params.userId)))
+    }, (c, { params, query }) => listPage(deps, 'hvac', query, params.userId))
     .add({
       method: 'get', path: '/users/{userId}/hvacs/{hvacId}/commands', operationId: 'listHvacCommands', tag: 'HVACs',
       summary: 'List the commands of an HVAC unit',

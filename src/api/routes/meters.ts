@@ -1,6 +1,5 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
 import { UserListQuery, idParams } from '../queries.ts';
 import { MeterPage } from '../../domain/schemas.ts';
 import { listPage } from '../device-handlers.ts';
@@ -13,5 +12,5 @@ export function meterRoutes(deps: ApiDeps): OperationRouter {
     query: UserListQuery,
     success: { status: 200, description: 'A page of meters', schema: MeterPage },
     errors: ['BAD_REQUEST'],
-  }, (c, { params, query }) => json(listPage(deps, 'meter', query, params.userId)));
+  }, (c, { params, query }) => listPage(deps, 'meter', query, params.userId));
 }

@@ -1,10 +1,10 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
+import { jsonText } from '../respond.ts';
 import { UserListQuery, idParams } from '../queries.ts';
 import { DeletionResult, PvInverter, PvInverterPage } from '../../domain/schemas.ts';
 import { deleteDevice, listPage, refreshDevice } from '../device-handlers.ts';
-import { pvInverterDetail } from '../present.ts';
+import { detailJson } from '../present.ts';
 
 export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()
@@ -15,7 +15,7 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of PV inverters', schema: PvInverterPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => json(listPage(deps, 'pvInverter', query, params.userId)))
+    }, (c, { params, query }) => listPage(deps, 'pvInverter', query, params.userId))
     .add({
       method: 'get', path: '/pv-inverters/{pvInverterId}/refresh', operationId: 'refreshPvInverter', tag: 'PV inverters',
       summary: 'Read a PV inverter live and return its fresh state',
@@ -23,7 +23,7 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('pvInverterId'),
       success: { status: 200, description: 'The PV inverter', schema: PvInverter },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND', 'DEVICE_IS_DISCONNECTED'],
-    }, async (c, { params }) => json(pvInverterDetail(await refreshDevice(deps, 'pvInverter', params.pvInverterId))))
+    }, async (c, { params }) => jsonText(detailJson(await refreshDevice(deps, 'pvInverter', params.pvInverterId))))
     .add({
       method: 'delete', path: '/pv-inverters/{pvInverterId}', operationId: 'deletePvInverter', tag: 'PV inverters',
       summary: 'Delete a PV inverter for good',

@@ -1,10 +1,10 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { json } from '../respond.ts';
+import { jsonText } from '../respond.ts';
 import { idParams } from '../queries.ts';
 import { Tariff } from '../../domain/schemas.ts';
 import { findOr404 } from '../device-handlers.ts';
-import { tariffDetail } from '../present.ts';
+import { detailJson } from '../present.ts';
 
 export function tariffRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter().add({
@@ -13,5 +13,5 @@ export function tariffRoutes(deps: ApiDeps): OperationRouter {
     params: idParams('userId', 'tariffId'),
     success: { status: 200, description: 'The tariff', schema: Tariff },
     errors: ['BAD_REQUEST', 'TARIFF_NOT_FOUND'],
-  }, (c, { params }) => json(tariffDetail(findOr404(deps, 'tariff', params.tariffId, params.userId))));
+  }, (c, { params }) => jsonText(detailJson(findOr404(deps, 'tariff', params.tariffId, params.userId))));
 }

@@ -137,6 +137,7 @@ export class CommandWorker {
       this.finish(command, 'FAILED', 'Expired before the device could be reached.');
       return;
     }
+    this.deps.store.sync(); // a device rebound or removed by the CLI is seen as it is now
     const device = this.deps.store.devices.get(command.deviceId);
     if (!device) {
       this.finish(command, 'FAILED', 'The device was deleted before the command ran.');
@@ -207,8 +208,7 @@ export class CommandWorker {
     }
     const plugged = this.deps.store.devices
       .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' })
-      .items.map((summary) => this.deps.store.devices.get(summary.id))
-      .filter((c): c is DeviceRecord => c?.state?.['isPlugged'] === true);
+      .items.filter((c) => c.state?.['isPlugged'] === true);
     if (plugged.length === 1) return plugged[0]!;
     return plugged.length === 0 ? 'no charger of its owner reports a plugged-in vehicle' : 'several chargers of its owner report a plugged-in vehicle (set the vehicle binding\'s chargerId)';
   }

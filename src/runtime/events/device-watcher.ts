@@ -37,6 +37,7 @@ export class DeviceWatcher {
   }
 
   check(): void {
+    this.store.sync();
     const now = this.snapshot();
     const atMs = this.clock.now();
     for (const id of now.keys()) {
