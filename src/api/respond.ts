@@ -2,12 +2,14 @@
 //
 // - API answers (JSON) carry the set the OWASP REST Security Cheat Sheet names for APIs:
 //   Cache-Control: no-store (device data and commands must not sit in a cache), a CSP that forbids
-//   everything including framing, HSTS, nosniff and X-Frame-Options: DENY. Headers that only steer
+//   everything including framing, nosniff and X-Frame-Options: DENY. Headers that only steer
 //   how a browser renders a document (referrer, DNS prefetch, COOP, XSS auditor…) do nothing for a
 //   JSON body; each costs the server a validated header line on every answer.
 // - Everything else (the docs page, logos, vehicle images, Hono's own answers) gets the document
 //   set of Hono's secureHeaders middleware, with the hub's CSP and a same-site
 //   Cross-Origin-Resource-Policy, unless its handler set a header itself (the pairing pages do).
+// - Strict-Transport-Security belongs to the transport: the HTTPS server adds it to every answer
+//   (HSTS_HEADER, daemon.ts), and plain HTTP never sends it (RFC 6797 §7.2).
 //
 // Why not that middleware: it sets them on the Response after the handler, which makes the Node
 // adapter turn its lightweight Response into a full one with a Headers object, and any app-wide
@@ -18,10 +20,12 @@
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
-  'strict-transport-security': 'max-age=15552000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
 };
+
+/** Sent on every answer of the HTTPS server only. */
+export const HSTS_HEADER = ['strict-transport-security', 'max-age=15552000; includeSubDomains'] as const;
 
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
@@ -29,7 +33,6 @@ export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'cross-origin-resource-policy': 'same-site',
   'origin-agent-cluster': '?1',
   'referrer-policy': 'no-referrer',
-  'strict-transport-security': 'max-age=15552000; includeSubDomains',
   'x-content-type-options': 'nosniff',
   'x-dns-prefetch-control': 'off',
   'x-download-options': 'noopen',

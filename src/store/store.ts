@@ -1,6 +1,6 @@
 // The store: one database, one repository per table, and the few writes that span tables.
-import type { Statement } from 'better-sqlite3';
 import { openDatabase, type Db } from './db.ts';
+import { ExternalWrites } from './external-writes.ts';
 import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
@@ -14,11 +14,10 @@ export class Store {
   readonly apiKeys: ApiKeyRepository;
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
-  private readonly dataVersion: Statement<[]>;
-  private seenVersion = -1;
+  private readonly externalWrites: ExternalWrites;
 
   constructor(readonly db: Db) {
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+    this.externalWrites = new ExternalWrites(db);
     this.devices = new DeviceRepository(db);
     this.commands = new CommandRepository(db);
     this.apiKeys = new ApiKeyRepository(db);
@@ -31,15 +30,13 @@ export class Store {
   }
 
   /**
-   * Catches up with writes by other processes (the hub CLI: an import, a revoked key): when SQLite's
-   * data_version says another connection committed, the repositories forget what they remember.
-   * One cheap statement; the API calls it at the start of every request, so a key revoked by the
-   * CLI fails on the next request, and the runtime before it acts on a device.
+   * Catches up with writes by other processes (the hub CLI: an import, a revoked key): when another
+   * connection committed, the repositories forget what they remember. Cheap (external-writes.ts):
+   * the API calls it at the start of every request, so a key revoked by the CLI fails on the next
+   * request, and the runtime calls it before it acts on a device.
    */
   sync(): void {
-    const version = this.dataVersion.get() as number;
-    if (version === this.seenVersion) return;
-    this.seenVersion = version;
+    if (!this.externalWrites.happened()) return;
     this.devices.forgetAll();
     this.apiKeys.forgetAll();
   }
@@ -71,6 +68,7 @@ export class Store {
   }
 
   close(): void {
+    this.externalWrites.close();
     if (this.db.open) this.db.close();
   }
 }

@@ -14,7 +14,7 @@ import { tempFile } from '../support/files.ts';
 
 const KEY = 'https-test-key-0123456789abcdefgh';
 
-test('with http.tls the API is served over HTTPS', async (t) => {
+test('with http.tls the API is served over HTTPS, every answer with HSTS', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-https-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certs = makeCertificates(dir);
@@ -25,17 +25,24 @@ test('with http.tls the API is served over HTTPS', async (t) => {
   await daemon.start();
   t.after(() => daemon.stop());
   assert.match(daemon.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-  const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const req = request(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY }, ca: readFileSync(certs.caFile) }, (res) => {
+  const get = (path: string, headers: Record<string, string> = {}) => new Promise<{ status: number; body: string; hsts: unknown }>((resolve, reject) => {
+    const req = request(`${daemon.url}${path}`, { headers, ca: readFileSync(certs.caFile) }, (res) => {
       let text = '';
       res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text, hsts: res.headers['strict-transport-security'] }));
     });
     req.on('error', reject);
     req.end();
   });
-  assert.equal(status, 200);
-  assert.equal(JSON.parse(body).totalElements, 0);
+  const list = await get('/v1.0.0/batteries', { 'x-api-key': KEY });
+  assert.equal(list.status, 200);
+  assert.equal(JSON.parse(list.body).totalElements, 0);
+  for (const [path, status] of [['/v1.0.0/batteries', 401], ['/docs', 200], ['/health', 200]] as const) {
+    const res = await get(path);
+    assert.equal(res.status, status, path);
+    assert.equal(res.hsts, 'max-age=15552000; includeSubDomains', path);
+  }
+  assert.equal(list.hsts, 'max-age=15552000; includeSubDomains');
 });
 
 test('a certificate file that cannot be read is a configuration error with its path', (t) => {
