@@ -2,15 +2,17 @@
 // (figure, value, target, PASS/MISSED), also written to .bench/results.json.
 //
 //   1. import of 10,000 generated devices with `npm run hub -- import` (seconds)
-//   2. hub start-up, spawn to first successful API answer (target < 1 s), and idle RSS
-//   3. a bare Hono baseline server, started the same way, answering bodies of the same sizes
+//   2. the hub as a gateway runs it: built with `tsc -p tsconfig.build.json` and started as the
+//      systemd unit starts it (`node dist/src/main.js` with the unit's NODE_ENV, NODE_OPTIONS and
+//      MALLOC_ARENA_MAX); start-up, spawn to first successful API answer (target < 1 s), idle RSS
+//   3. a bare Hono baseline server answering bodies of the same sizes
 //   4. (a) detail read and (b) default list page at saturation, hub vs baseline in alternating
 //      rounds (median), as a ratio (targets >= 60% and >= 40%); (c) text-filtered list at a fixed
 //      200 req/s (p99 < 20 ms); (d) command submission at a fixed 100 req/s (p99 < 25 ms); and the
 //      hub's peak RSS during all of it (< 100 MB). Next to (c) and (d), their floors on this
 //      machine: the baseline at the same fixed rate, and a bare durable SQLite insert (bench/disk.ts)
-//   5. for reference, start-up, memory and CPU per request of the hub compiled as systemd runs it
-//      (tsc -p tsconfig.build.json, plain node), since tsx itself costs start-up time and memory
+//   5. for reference, the same hub run from source through tsx (as `npm start` does): start-up,
+//      memory and CPU per request; tsx's loader costs start-up time and memory no gateway pays
 //   6. the figures of bench/modbus.ts, when that module exists
 //   7. command latency over MQTT and Modbus and event throughput (bench/commands.ts)
 //
@@ -90,16 +92,17 @@ async function main(): Promise<number> {
     report('  of which parse + validate + write (as the CLI reports it)', round(inProcessMs / 1000, 2), 's');
     details['import'] = { ...seed, batteryIds: seed.batteryIds.length, vehicleIds: seed.vehicleIds.length, output: imported.stdout.trim() };
 
-    // ---- 2. the hub ----
-    log('starting the hub');
-    const hub = await startServer({
-      name: 'hub', readyMsg: 'hub listening', cwd: ROOT,
-      args: ['--import', 'tsx', 'src/main.ts'],
-      env: { ...process.env, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: apiKey, HUB_LOG_LEVEL: 'info', HUB_CONFIG: '' },
-    });
+    // ---- 2. the hub, built and started as the systemd unit does ----
+    const main = await build(work);
+    const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
+    details['unitEnvironment'] = unitEnv;
+    log(`starting the hub: node ${main} with ${Object.entries(unitEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    const hubEnv = { ...process.env, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: apiKey, HUB_LOG_LEVEL: 'info', HUB_CONFIG: '' };
+    const hub = await startServer({ name: 'hub', readyMsg: 'hub listening', cwd: ROOT, args: [main], env: { ...hubEnv, ...unitEnv } });
     const detailPaths = seed.batteryIds.map((id) => `${API}/batteries/${id}`);
     const hubReadyMs = await firstOk(hub.url + detailPaths[0], auth, hub.spawnedAt);
     const hubAtReady = memoryOf(hub.pid);
+    report(`the hub as deployed: node dist/src/main.js, ${Object.entries(unitEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`, '', '');
     report('hub start: spawn → first 200 on GET /batteries/{id}', Math.round(hubReadyMs), 'ms', { text: '< 1000 ms', pass: hubReadyMs < 1000 });
     report('  of which spawn → "hub listening" log line', Math.round(hub.listeningMs), 'ms');
 
@@ -209,9 +212,9 @@ async function main(): Promise<number> {
     details['hubLogLines'] = hub.logLines.count;
     details['rssSamples'] = sampler.samples;
 
-    // ---- 5. for reference: the hub as production runs it (compiled, plain node, no tsx) ----
+    // ---- 5. for reference: the hub run from source through tsx, as `npm start` runs it ----
     await stopAll();
-    await productionBuild(work, dataDir, auth, endpoints);
+    await fromSource(hubEnv, auth, endpoints);
 
     // ---- 6. the Modbus figures, when another module provides them ----
     const modbusModule = join(ROOT, 'bench', 'modbus.ts');
@@ -258,27 +261,27 @@ async function main(): Promise<number> {
 }
 
 /**
- * systemd runs `node dist/src/main.js` (tsconfig.build.json), not tsx, whose loader thread and
- * transform step cost start-up time and memory, and with the unit's Environment= (NODE_OPTIONS
- * keeps the young generation small). The same start-up, warm-up and saturation are measured on
- * that build, run that way, for reference (no pass/fail: the targets above are judged as briefed).
+ * Builds the hub as install.sh does (tsc -p tsconfig.build.json) into the scratch directory and
+ * returns its entry point. A build that fails is no measurement: the run stops.
  */
-async function productionBuild(work: string, dataDir: string, auth: Record<string, string>, endpoints: Endpoints): Promise<void> {
-  log('building the hub as production does (tsc -p tsconfig.build.json)');
+async function build(work: string): Promise<string> {
+  log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
   const outDir = join(work, 'dist');
   symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
   const built = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, env: process.env });
   const main = join(outDir, 'src', 'main.js');
-  if (!existsSync(main)) {
-    notes.push(`production build not measured: tsc emitted no ${main} (${built.stdout.slice(0, 500)})`);
-    return;
-  }
-  if (built.code !== 0) notes.push('production build: tsc reported type errors (emitted anyway), see details.productionBuild');
-  const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS']);
-  const hub = await startServer({
-    name: 'hub (compiled)', readyMsg: 'hub listening', cwd: ROOT, args: [main],
-    env: { ...process.env, ...unitEnv, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: auth['x-api-key'], HUB_LOG_LEVEL: 'info', HUB_CONFIG: '' },
-  });
+  if (built.code !== 0 || !existsSync(main)) throw new Error(`tsc -p tsconfig.build.json failed (${built.code}):\n${built.stdout.slice(0, 2000)}${built.stderr.slice(0, 2000)}`);
+  return main;
+}
+
+/**
+ * For reference: the same hub started from source through tsx, as `npm start` and `npm run hub`
+ * run it, without the unit's settings: tsx's loader thread and transform step cost start-up time
+ * and memory that no gateway pays. No pass/fail here.
+ */
+async function fromSource(env: NodeJS.ProcessEnv, auth: Record<string, string>, endpoints: Endpoints): Promise<void> {
+  log('for reference: the hub from source through tsx');
+  const hub = await startServer({ name: 'hub (tsx)', readyMsg: 'hub listening', cwd: ROOT, args: ['--import', 'tsx', 'src/main.ts'], env });
   const readyMs = await firstOk(hub.url + endpoints.detail.hub[0], auth, hub.spawnedAt);
   for (const endpoint of Object.values(endpoints)) {
     await maxThroughput({ base: hub.url, paths: endpoint.hub, headers: auth, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
@@ -289,13 +292,13 @@ async function productionBuild(work: string, dataDir: string, auth: Record<strin
   const detail = await measured(hub.pid, () => maxThroughput({ base: hub.url, paths: endpoints.detail.hub, headers: auth, connections: CONNECTIONS, seconds: SECONDS }));
   const list = await measured(hub.pid, () => maxThroughput({ base: hub.url, paths: endpoints.list.hub, headers: auth, connections: CONNECTIONS, seconds: SECONDS }));
   const peakMb = sampler.stop();
-  details['productionBuild'] = { tscExit: built.code, tscOutput: built.stdout.slice(0, 2000), unitEnv, readyMs, listeningMs: hub.listeningMs, idle, peakMb, detail, list };
-  const settings = Object.entries(unitEnv).map(([k, v]) => `${k}=${v}`).join(' ');
-  report(`for reference, the hub as deployed (node dist/src/main.js, ${settings || 'no unit environment found'}):`, '', '');
+  details['fromSource'] = { readyMs, listeningMs: hub.listeningMs, idle, peakMb, detail, list };
+  report('for reference, the hub from source (node --import tsx src/main.ts, no unit settings):', '', '');
   report('  start: spawn → first 200', Math.round(readyMs), 'ms');
   report('  idle RSS after warm-up / peak RSS under (a)+(b) (VmRSS)', `${round(idle.rssMb)} / ${round(peakMb)}`, 'MB');
   report('  req/s, detail / list (no baseline beside it: compare CPU per request)', `${Math.round(detail.rps)} / ${Math.round(list.rps)}`, 'req/s');
   report('  CPU per request, detail / list', `${Math.round(detail.cpuUsPerRequest)} / ${Math.round(list.cpuUsPerRequest)}`, 'µs');
+  await stopAll();
 }
 
 /** The named Environment= settings of the systemd unit, so the bench runs the hub as it is deployed. */
@@ -304,8 +307,10 @@ function systemdUnitEnvironment(names: string[]): Record<string, string> {
   const env: Record<string, string> = {};
   if (!existsSync(unit)) return env;
   for (const line of readFileSync(unit, 'utf8').split('\n')) {
-    const match = /^Environment=([A-Z_]+)=(.*)$/.exec(line.trim());
-    if (match && names.includes(match[1]!)) env[match[1]!] = match[2]!.replace(/^"(.*)"$/, '$1');
+    // Environment=NAME=value or Environment="NAME=value with spaces" (one assignment per line here)
+    const match = /^Environment=(?:"([A-Z_]+)=(.*)"|([A-Z_]+)=(.*))$/.exec(line.trim());
+    const name = match?.[1] ?? match?.[3];
+    if (name && names.includes(name)) env[name] = match![2] ?? match![4]!;
   }
   return env;
 }

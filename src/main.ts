@@ -4,7 +4,6 @@ import { loadConfig, ConfigError, ConfigSchema } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { seedDemo } from './demo/site.ts';
-import { startDemoSimulators } from './sim/demo-sims.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/watchdog.ts';
 import { systemClock } from './domain/time.ts';
@@ -28,7 +27,8 @@ async function main(): Promise<void> {
   let demoKey: string | undefined;
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
-  const simulators = demo ? await startDemoSimulators() : undefined;
+  // Both are loaded only for the demo: a hub without Modbus devices never loads modbus-serial.
+  const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators() : undefined;
   const demoMqtt = demo && !config.mqtt ? await (await import('./sim/demo-mqtt.ts')).startDemoMqtt() : undefined;
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
   const daemon = new Daemon({

@@ -3,7 +3,7 @@
 // misbehave when requests are pipelined. Commands jump ahead of polls. A connection that fails is
 // reopened with exponential back-off; while backing off, requests fail at once instead of waiting,
 // so a dead endpoint never holds up its callers.
-import ModbusSerial from 'modbus-serial';
+import type ModbusSerial from 'modbus-serial';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
@@ -42,9 +42,20 @@ export interface RequestOptions {
   deadline?: number;
 }
 
-// modbus-serial is CommonJS and re-exports itself as `default`; this reads the same under tsx and tsc.
-const ModbusRTU = ModbusSerial.default;
-type Client = InstanceType<typeof ModbusRTU>;
+type ModbusRtuClass = typeof ModbusSerial.default;
+type Client = InstanceType<ModbusRtuClass>;
+
+let loadingModbusSerial: Promise<ModbusRtuClass> | undefined;
+
+/**
+ * modbus-serial (and serialport under it) is loaded by the first connection, so a hub without
+ * Modbus devices never holds it: about 8 MB of RSS on a gateway. It is CommonJS and re-exports
+ * itself as `default`; this reads the same under tsx and tsc.
+ */
+function modbusRtu(): Promise<ModbusRtuClass> {
+  loadingModbusSerial ??= import('modbus-serial').then((module) => module.default.default);
+  return loadingModbusSerial;
+}
 
 interface Job {
   unitId: number;
@@ -200,6 +211,7 @@ export class ModbusLine {
     if (now < this.nextConnectAt) {
       throw new ModbusConnectionError(`${this.name} unreachable, next attempt in ${this.nextConnectAt - now} ms`);
     }
+    const ModbusRTU = await modbusRtu();
     const client = new ModbusRTU();
     // modbus-serial re-emits port errors; without a listener an 'error' event would end the process.
     client.on('error', () => {});

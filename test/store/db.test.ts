@@ -90,3 +90,20 @@ test('HUB_API_KEY-style keys are ensured once, and revoking by name works', (t) 
   assert.notEqual(store.apiKeys.ensure('HUB_API_KEY', key, 4), id, 'a revoked key is re-added as a new one');
   assert.equal(store.apiKeys.verify(key), true);
 });
+
+test('verify accepts each active key and refuses any key that differs by one character', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const keys = ['kitchen', 'relay', 'installer'].map((name) => store.apiKeys.create(name, 1).key);
+  for (const key of keys) {
+    assert.equal(store.apiKeys.verify(key), true);
+    for (const at of [0, 4, key.length - 1]) {
+      const changed = key.slice(0, at) + (key[at] === 'A' ? 'B' : 'A') + key.slice(at + 1);
+      assert.equal(store.apiKeys.verify(changed), false, `changed at ${at}`);
+    }
+    assert.equal(store.apiKeys.verify(`${key}x`), false);
+  }
+  assert.equal(store.apiKeys.verify(''), false);
+  store.apiKeys.revoke('relay', 2);
+  assert.deepEqual(keys.map((key) => store.apiKeys.verify(key)), [true, false, true]);
+});

@@ -31,6 +31,7 @@ function importInto(store: Store, records: unknown[]): void {
 }
 
 const total = (store: Store, filter: DeviceFilter) => store.devices.list(filter, FIRST_PAGE).total;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 test('list totals follow imports and deletions, in this process and in another one', (t) => {
   const [hub, cli] = openTwice(t);
@@ -65,7 +66,7 @@ test('totals filtered on state follow state writes; others stay remembered', (t)
   assert.equal(total(hub, { kind: 'battery' }), all);
 });
 
-test('get() hands out one frozen record until the device changes, here or in another process', (t) => {
+test('get() hands out one frozen record until the device changes, here or in another process', async (t) => {
   const [hub, cli] = openTwice(t);
   const battery = (demoRecords(NOW) as { kind: string; id: string }[]).find((r) => r.kind === 'battery')!;
   importInto(hub, [battery]);
@@ -83,13 +84,18 @@ test('get() hands out one frozen record until the device changes, here or in ano
   assert.equal(hub.devices.get(battery.id)!.isOnline, false, 'a reachability change is a new record');
 
   cli.devices.updateState(battery.id, { batteryLevel: 7 }, true, NOW + 2000);
+  await nextTurn(); // sync() looks once per turn of the event loop
   hub.sync();
   assert.deepEqual(hub.devices.get(battery.id)!.state, { batteryLevel: 7 }, 'another process wrote it');
+  await nextTurn();
   hub.sync();
   const again = hub.devices.get(battery.id)!;
   assert.equal(hub.devices.get(battery.id), again, 'a sync with nothing new keeps the records');
 
   cli.deleteDevice(cli.devices.get(battery.id)!, NOW);
+  hub.sync();
+  assert.ok(hub.devices.get(battery.id), 'not looked at again within the same turn');
+  await nextTurn();
   hub.sync();
   assert.equal(hub.devices.get(battery.id), undefined, 'deleted by another process');
 });
