@@ -2,7 +2,6 @@
 // stops them in reverse. Nothing here is a singleton; tests build as many hubs as they like.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import type { Config } from './config.ts';
@@ -155,6 +154,8 @@ export class Daemon {
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
 
     const tls = config.http.tls;
+    // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
+    const createHttpsServer = tls ? (await import('node:https')).createServer : undefined;
     const server = (tls
       ? serve({
         fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port,

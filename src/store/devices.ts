@@ -55,7 +55,7 @@ const RECORD_COLUMNS = 'id, kind, user_id, vendor, name, model, is_online, last_
 const MAX_CACHED_QUERIES = 512;
 const MAX_REMEMBERED_COUNTS = 512;
 /** Records kept by get(): a household has a few dozen devices, a large site a few hundred. */
-const MAX_REMEMBERED_RECORDS = 1024;
+const MAX_REMEMBERED_RECORDS = 256;
 
 export class DeviceRepository {
   private readonly byId: Statement<[string]>;
