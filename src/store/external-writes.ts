@@ -8,6 +8,9 @@
 // SQLite rewriting them), data_version decides. The -shm layout is fixed for every SQLite since 3.7.0,
 // because different versions must share one database; without a -shm file (an in-memory database,
 // or another journal mode) every look asks data_version.
+//
+// The -shm file is only read (pread), never locked. Its descriptor must be closed after SQLite's
+// connection: POSIX locks belong to the process, and closing any descriptor of a file drops them all.
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';

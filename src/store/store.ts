@@ -79,7 +79,9 @@ export class Store {
   }
 
   close(): void {
-    this.externalWrites.close();
     if (this.db.open) this.db.close();
+    // After SQLite let go of its locks: closing any descriptor of the -shm file drops every POSIX
+    // lock this process holds on it, SQLite's included (external-writes.ts).
+    this.externalWrites.close();
   }
 }

@@ -14,9 +14,9 @@ function twoConnections(t: { after: (fn: () => void) => void }): { hub: Db; cli:
   const cli = openDatabase(join(dir, 'hub.db'));
   const writes = new ExternalWrites(hub);
   t.after(() => {
-    writes.close();
     hub.close();
     cli.close();
+    writes.close(); // after SQLite's connections (see external-writes.ts)
     rmSync(dir, { recursive: true, force: true });
   });
   return { hub, cli, writes };
@@ -58,6 +58,6 @@ test('an in-memory database has no -shm file: every look asks SQLite, and nothin
   const writes = new ExternalWrites(db);
   note(db, 'x');
   assert.equal(writes.happened(), false);
-  writes.close();
   db.close();
+  writes.close();
 });
