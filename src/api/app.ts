@@ -154,7 +154,7 @@ function describeCause(err: Error): Record<string, unknown> {
 function allowedMethods(operations: OperationSpec[]): (path: string) => string[] {
   const patterns = operations.map((op) => ({
     method: op.method.toUpperCase(),
-    regex: new RegExp(`^${API_BASE.replace(/\./g, '\\.')}${op.path.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    regex: new RegExp(`^${API_BASE.replace(/\./g, '\\.')}${op.path.replace(/\./g, '\\.').replace(/\{\w+\}/g, '[^/]+')}$`),
   }));
   return (path) => {
     const methods = new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method));

@@ -103,14 +103,16 @@ const MAX_REMEMBERED_QUERIES = 256;
  */
 function queryParser(schema: z.ZodType): (c: Context, errors: ValidationError[]) => unknown {
   const remembered = new Map<string, unknown>();
+  const names = new Set(Object.keys((schema as unknown as { shape?: object }).shape ?? {}));
   return (c, errors) => {
     const url = c.req.url;
     const at = url.indexOf('?');
     const text = at < 0 ? '' : url.slice(at + 1);
-    const known = remembered.get(text);
-    if (known !== undefined) return known;
-    const parsed = parseInto(schema, text === '' ? {} : presentQuery(c), errors);
-    if (parsed !== undefined) {
+    const seen = remembered.get(text);
+    if (seen !== undefined) return seen;
+    const before = errors.length;
+    const parsed = parseInto(schema, text === '' ? {} : presentQuery(c, names, errors), errors);
+    if (parsed !== undefined && errors.length === before) {
       if (remembered.size >= MAX_REMEMBERED_QUERIES) remembered.clear();
       remembered.set(text, Object.freeze(parsed));
     }
@@ -118,10 +120,18 @@ function queryParser(schema: z.ZodType): (c: Context, errors: ValidationError[])
   };
 }
 
-/** The query, with empty values taken as omitted (`?name=` from a form means no filter). */
-function presentQuery(c: Context): Record<string, string> {
+/**
+ * The query, with empty values taken as omitted (`?name=` from a form means no filter). A known
+ * parameter given twice is an error: taking one of the values silently would hide a client's bug
+ * (`?sortField=VENDOR&sortField=BOGUS` must not answer as if all were well). Unknown ones are ignored.
+ */
+function presentQuery(c: Context, known: ReadonlySet<string>, errors: ValidationError[]): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(c.req.query())) if (value !== '') out[key] = value;
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    if (values.length > 1 && known.has(key)) errors.push({ field: key, message: 'must be given at most once' });
+    const value = values[0]!;
+    if (value !== '') out[key] = value;
+  }
   return out;
 }
 

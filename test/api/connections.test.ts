@@ -12,6 +12,8 @@ test('POST /connections/chargers answers 201 with a single-use pairing URL on th
   t.after(hub.close);
   const res = await hub.request('/connections/chargers?theme=DARK&language=GERMAN', { method: 'POST', json: good });
   assert.equal(res.status, 201);
+  assert.equal(res.headers.get('cache-control'), 'no-store', 'a single-use pairing URL must not sit in a cache');
+  assert.equal(res.headers.get('content-type'), 'application/json');
   const { url } = await json(res);
   assert.match(url, /^http:\/\/hub\.test:8080\/connect\/[A-Za-z0-9_-]{32}$/);
   const token = url.split('/').pop();

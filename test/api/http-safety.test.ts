@@ -8,10 +8,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Daemon } from '../../src/daemon.ts';
+import { prepareImport } from '../../src/domain/import.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { createLogger, silentLogger } from '../../src/log.ts';
 import { createTestHub, ids, json } from '../support/hub.ts';
-import { demoRecords } from '../../src/demo/site.ts';
+import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
 
 const KEY = 'test-key-0123456789abcdefghijklmnop';
 
@@ -108,6 +109,27 @@ test('unknown routes are 404 NOT_FOUND; a known path with another method is 405 
   assert.equal(wrong.headers.get('allow'), 'DELETE, GET, HEAD');
   const post = await fetch(`${daemon.url}/v1.0.0/batteries`, { method: 'POST', headers });
   assert.equal(post.status, 405);
+  // A trailing slash names no route of the API: 404, not a 405 that lists GET as allowed.
+  for (const path of [`/v1.0.0/batteries/${ids.battery}/`, '/v1.0.0/batteries/', '/v1.0.0/connections/chargers/']) {
+    const res = await fetch(daemon.url + path, { headers });
+    assert.equal(res.status, 404, path);
+    assert.equal((await json(res)).errorCode, 'NOT_FOUND', path);
+  }
+});
+
+test('a known query parameter given twice is a 400 naming it; an unknown one repeated is ignored', async (t) => {
+  const daemon = await startDaemon(t);
+  const headers = { 'x-api-key': KEY };
+  // First a clean parse of the same parameter, so that the remembered query cannot hide the check.
+  assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries?sortField=VENDOR`, { headers })).status, 200);
+  const twice = await fetch(`${daemon.url}/v1.0.0/batteries?sortField=VENDOR&sortField=BOGUS&size=5&size=5`, { headers });
+  assert.equal(twice.status, 400);
+  const body = await json(twice);
+  assert.equal(body.errorCode, 'BAD_REQUEST');
+  assert.deepEqual(body.validationErrors.map((e: { field: string }) => e.field).sort(), ['size', 'sortField']);
+  const again = await fetch(`${daemon.url}/v1.0.0/batteries?sortField=VENDOR&sortField=BOGUS&size=5&size=5`, { headers });
+  assert.equal(again.status, 400, 'a refused query is not remembered as good');
+  assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries?utm=a&utm=b`, { headers })).status, 200);
 });
 
 test('API answers carry the security headers of an API, documents those of a page', async (t) => {
@@ -175,4 +197,19 @@ test('client errors are logged with their id too', async (t) => {
   t.after(hub.close);
   const body = await json(await hub.request(`/batteries/${ids.unknown}`));
   assert.ok(lines.some((l) => JSON.parse(l).errorId === body.id));
+});
+
+test('a 304 for the vehicle image keeps the PNG type over the socket (the adapter would say text/plain)', async (t) => {
+  const daemon = await startDaemon(t);
+  const now = Date.now();
+  const prepared = prepareImport(demoRecords(now), now, (id) => daemon.db.devices.get(id)?.kind);
+  daemon.db.importDevices(prepared.devices, prepared.images, now);
+  const url = `${daemon.url}/v1.0.0/users/${DEMO_USER}/vehicles/${ids.vehicle}/image.png`;
+  const first = await fetch(url, { headers: { 'x-api-key': KEY } });
+  assert.equal(first.status, 200);
+  await first.arrayBuffer();
+  const again = await fetch(url, { headers: { 'x-api-key': KEY, 'if-none-match': first.headers.get('etag')! } });
+  assert.equal(again.status, 304);
+  assert.equal(again.headers.get('content-type'), 'image/png');
+  assert.equal(again.headers.get('etag'), first.headers.get('etag'));
 });

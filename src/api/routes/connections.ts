@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
 import { badRequest } from '../errors.ts';
+import { json } from '../respond.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { CHARGER_VENDORS } from '../../domain/vocabulary.ts';
 
@@ -43,7 +44,7 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
       body: ConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (c, { query, body }) => {
+    }, (_c, { query, body }) => {
       const pairable = [...(deps.pairing?.forms().keys() ?? [])].sort();
       if (!pairable.includes(body.vendor)) {
         throw badRequest([{
@@ -62,12 +63,12 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
         expiresAtMs: now + deps.settings.connectSessionTtlMs,
       });
       deps.log.info({ userId: body.userId, vendor: body.vendor }, 'connect session created');
-      return c.json({ url: `${deps.settings.publicUrl}/connect/${token}` }, 201);
+      return json({ url: `${deps.settings.publicUrl}/connect/${token}` }, 201);
     })
     .add({
       method: 'get', path: '/connections/available-vendors', operationId: 'listAvailableVendors', tag: 'Connections',
       summary: 'The makers this hub reaches locally, by domain',
       success: { status: 200, description: 'Available vendors', schema: AvailableVendors },
       errors: [],
-    }, (c) => c.json(deps.vendors.availableVendors(deps.settings.publicUrl)));
+    }, () => json(deps.vendors.availableVendors(deps.settings.publicUrl)));
 }

@@ -44,13 +44,11 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       findOr404(deps, 'vehicle', params.vehicleId, params.userId);
       const image = deps.store.vehicleImages.get(params.vehicleId);
       if (!image) throw new ApiError('DEVICE_IMAGE_NOT_FOUND', `[VEHICLE] No image for vehicle ${params.vehicleId}`);
-      const headers = { ETag: image.etag, 'Cache-Control': IMAGE_CACHE_CONTROL };
+      // The 304 names the type too: the Node adapter would otherwise label it text/plain, and a cache
+      // that updates its stored headers from a 304 (RFC 9111 §4.3.4) would relabel the picture.
+      const headers = { ETag: image.etag, 'Cache-Control': IMAGE_CACHE_CONTROL, 'Content-Type': 'image/png' };
       if (etagMatches(c.req.header('if-none-match'), image.etag)) return c.body(null, 304, headers);
-      return c.body(new Uint8Array(image.png), 200, {
-        ...headers,
-        'Content-Type': 'image/png',
-        'Content-Length': String(image.png.length),
-      });
+      return c.body(new Uint8Array(image.png), 200, { ...headers, 'Content-Length': String(image.png.length) });
     });
 }
 
