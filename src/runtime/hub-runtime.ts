@@ -4,7 +4,7 @@ import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
-import type { Runtime } from './live.ts';
+import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { ModbusRuntime } from './modbus-runtime.ts';
 import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
 
@@ -22,7 +22,12 @@ export class HubRuntime implements Runtime {
     const { modbus, mqtt } = this.parts;
     if (modbus.handles(device)) return modbus.refresh(device);
     if (mqtt?.handles(device)) return mqtt.refresh(device);
-    return Promise.resolve(device);
+    // Without a binding there is nothing to read, and the stored data is the answer (decided). A
+    // binding that no driver here runs reaches nothing: its stored data is no live read.
+    if (device.driver === null) return Promise.resolve(device);
+    const why = mqtt ? `no driver of this hub runs bindings of type "${device.driver.type}"`
+      : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
+    return Promise.reject(new DeviceUnreachableError(device.id, why));
   }
 
   commandCreated(command: CommandRecord): void {

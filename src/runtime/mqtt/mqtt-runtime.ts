@@ -120,9 +120,10 @@ export class MqttRuntime implements CommandExecutor {
     return session ? (Object.keys(session.definition.commands ?? {}) as CommandType[]) : [];
   }
 
+  /** Whether a command may be sent now: the device is not shown offline (see MqttSession.isSilent). */
   isReachable(device: DeviceRecord): boolean {
     const session = this.sessionOf(device);
-    return session !== undefined && this.deps.link.connected && session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs);
+    return session !== undefined && this.deps.link.connected && !session.isSilent(this.deps.clock.now(), this.settings.defaultStaleAfterMs);
   }
 
   async execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
@@ -136,24 +137,39 @@ export class MqttRuntime implements CommandExecutor {
     await runMqttCommand(client, session, type, spec, payload, timeout);
   }
 
-  /** Asks the device for fresh values when its bridge can, and returns what the store then holds. */
+  /**
+   * Asks the device for fresh values when its bridge can, and returns what the store then holds. A
+   * refresh is a live read: a device the hub has not heard from (never, or not lately) is given the
+   * refresh's time to speak, and is otherwise unreachable, whatever its stored (imported) state says.
+   */
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
-    if (!session) return device;
-    const signal = AbortSignal.timeout(this.settings.refreshTimeoutMs);
+    // A binding that cannot be opened (the log says why) reaches nothing.
+    if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
     const client = this.deps.link.client;
     if (!client?.connected) throw new DeviceUnreachableError(device.id, 'the hub is not connected to its MQTT broker');
-    if (session.definition.refresh?.length) {
-      const seen = session.messages;
-      const fresh = session.waitForState(() => true, seen, signal).catch(() => {});
-      for (const step of session.definition.refresh) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
+    if (session.available === false) this.unreachable(session, 'the device reports itself offline');
+    const signal = AbortSignal.timeout(this.settings.refreshTimeoutMs);
+    const asks = session.definition.refresh ?? [];
+    if (asks.length > 0) {
+      const fresh = session.waitForState(() => true, session.messages, signal).catch(() => {});
+      for (const step of asks) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
       await fresh;
+    } else if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) {
+      // A session opened a moment ago (a device just imported) hears the retained values soon.
+      await session.waitForWord(session.messages, signal).catch(() => {});
     }
-    if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) {
-      throw new DeviceUnreachableError(device.id, 'the device has not been heard from');
-    }
+    if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) this.unreachable(session, 'the device has not been heard from');
     this.flush();
     return this.deps.store.devices.get(device.id) ?? device;
+  }
+
+  /** A refresh found the device unreachable: it is shown offline (and its commands wait) until it speaks. */
+  private unreachable(session: MqttSession, reason: string): never {
+    session.listeningSinceMs = undefined; // no more benefit of the doubt: it was given its chance
+    this.writer.reportOnline(session.device.id, false);
+    this.flush();
+    throw new DeviceUnreachableError(session.device.id, reason);
   }
 
   /**
@@ -239,7 +255,7 @@ export class MqttRuntime implements CommandExecutor {
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'availability') {
           const online = session.onAvailability(payload);
-          if (online !== undefined) this.writer.reportOnline(session.device.id, online && session.isHeard(now, this.settings.defaultStaleAfterMs));
+          if (online !== undefined) this.writer.reportOnline(session.device.id, online && !session.isSilent(now, this.settings.defaultStaleAfterMs));
         } else {
           session.onReply(topic, payload, packet);
         }
@@ -253,7 +269,7 @@ export class MqttRuntime implements CommandExecutor {
   private checkSilence(): void {
     const now = this.deps.clock.now();
     for (const session of this.sessions.values()) {
-      if (!session.isHeard(now, this.settings.defaultStaleAfterMs)) this.writer.reportOnline(session.device.id, false);
+      if (session.isSilent(now, this.settings.defaultStaleAfterMs)) this.writer.reportOnline(session.device.id, false);
     }
   }
 
@@ -272,7 +288,8 @@ export class MqttRuntime implements CommandExecutor {
     const log = this.log.child({ device: device.id });
     try {
       const session = new MqttSession(device, this.deps.registry.definitionFor(device.driver!), log);
-      session.lastMessageAtMs = this.deps.clock.now(); // silence is counted from now, not from the epoch
+      // Silence is counted from now, not from the epoch; but the device is not heard until it speaks.
+      session.listeningSinceMs = this.deps.clock.now();
       this.sessions.set(device.id, session);
       this.writer.track(device);
       const fresh: string[] = [];

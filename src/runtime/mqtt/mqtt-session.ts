@@ -35,7 +35,12 @@ export class MqttSession extends EventEmitter {
   readonly staticValues: Record<string, unknown> = {};
   /** false after a last will / offline availability message, true after online; undefined: unknown. */
   available: boolean | undefined;
+  /** When the last state message arrived; undefined until the device has said anything. */
   lastMessageAtMs: number | undefined;
+  /** When the hub began listening: a device not heard yet is given its silence allowance from here
+   * before it is shown offline (after a restart, retained values take a moment to arrive).
+   * Undefined once a refresh found the device unreachable. */
+  listeningSinceMs: number | undefined;
   /** Increments with each state message, so that a waiter can ask for one newer than it saw. */
   messages = 0;
   private readonly stateTopics: ReadonlyMap<string, StateTopic>;
@@ -109,12 +114,52 @@ export class MqttSession extends EventEmitter {
     this.emit('reply', topic, payload, packet);
   }
 
-  /** Whether the device is heard from: not declared offline, and not silent for too long. */
+  /**
+   * Whether the device is heard from: it said something (a state message, or that it is online),
+   * is not declared offline, and has not been silent for too long. A device that never spoke since
+   * the hub began listening is not heard, whatever its stored state says.
+   */
   isHeard(nowMs: number, defaultStaleMs: number): boolean {
     if (this.available === false) return false;
     if (this.available === true && this.staleAfterMs === undefined) return true;
     const staleAfter = this.staleAfterMs ?? defaultStaleMs;
     return this.lastMessageAtMs !== undefined && nowMs - this.lastMessageAtMs <= staleAfter;
+  }
+
+  /**
+   * Whether the device is to be shown offline: declared offline, or silent for longer than allowed,
+   * a device not heard yet counted from when the hub began listening (so that a restart does not
+   * show every device offline before its retained values arrive).
+   */
+  isSilent(nowMs: number, defaultStaleMs: number): boolean {
+    if (this.isHeard(nowMs, defaultStaleMs)) return false;
+    if (this.available === false) return true;
+    const since = this.lastMessageAtMs ?? this.listeningSinceMs;
+    return since === undefined || nowMs - since > (this.staleAfterMs ?? defaultStaleMs);
+  }
+
+  /** Resolves when the device next speaks: a state message after `afterMessage`, or word that it is online. */
+  waitForWord(afterMessage: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const onState = () => {
+        if (this.messages > afterMessage) finish(resolve);
+      };
+      const onAvailability = (online: boolean) => {
+        if (online) finish(resolve);
+      };
+      const onAbort = () => finish(() => reject(signal.reason));
+      const finish = (fn: () => void) => {
+        this.off('state', onState);
+        this.off('availability', onAvailability);
+        signal.removeEventListener('abort', onAbort);
+        fn();
+      };
+      if (signal.aborted) return reject(signal.reason);
+      this.on('state', onState);
+      this.on('availability', onAvailability);
+      signal.addEventListener('abort', onAbort, { once: true });
+      onState();
+    });
   }
 
   /** Resolves on the next state message after `afterMessage` for which `test` holds. */
