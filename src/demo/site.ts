@@ -8,6 +8,7 @@ import type { DemoDrivers } from '../sim/demo-sims.ts';
 
 export const DEMO_USER = 'demo-household';
 const LOCATION = '6f1c0e56-2d1b-4c55-9a0e-4a4f3b2a9d01';
+const CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
 
 /** `drivers` binds the battery, PV inverters and meter to running simulators (npm start). */
 export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[] {
@@ -58,12 +59,13 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       staticData: { vendor: 'VIESSMANN', name: 'Living room', model: 'Vitocal 250-A' },
     },
     {
-      kind: 'charger', ...base('4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01', 1), driver: drivers.charger,
+      kind: 'charger', ...base(CHARGER, 1), driver: drivers.charger,
       staticData: { vendor: 'GO_E', name: 'Driveway', model: 'go-eCharger Gemini flex 22 kW' },
       chargeState: { lastUpdated: at(1), chargeRate: 7.2, chargeCurrentMax: 16, isPlugged: true, activePhases: 3, chargingState: 'CHARGING' },
     },
     {
-      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2), driver: drivers.car,
+      // Two cars and one charger: the binding says which car charges there (the hub does not guess).
+      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2), driver: drivers.car && { ...drivers.car, chargerId: CHARGER },
       staticData: { vendor: 'TESLA', name: 'Family car', model: 'Model 3 Long Range' },
       image: drawCar([200, 30, 40]).toString('base64'),
     },

@@ -199,18 +199,33 @@ export class CommandWorker {
       : `${type} is not supported by the device's driver (${device.driver?.type}); it supports ${supported.join(', ')}.`;
   }
 
-  /** The charger a vehicle is plugged into: the one its binding names, else the owner's only plugged one. */
+  /**
+   * The charger a vehicle is plugged into: the one its binding names, else its owner's only charger
+   * with a vehicle plugged in, but only when that vehicle can be no other: acting on a charger for
+   * the wrong car stops or starts someone else's charging. So the owner must have this one vehicle
+   * on the hub, and the vehicle must not report itself unplugged (a car can charge elsewhere).
+   */
   private chargerOf(vehicle: DeviceRecord): DeviceRecord | string {
     const named = vehicle.driver?.['chargerId'];
     if (typeof named === 'string') {
       const charger = this.deps.store.devices.get(named);
       return charger?.kind === 'charger' ? charger : `its charger ${named} is not on this hub`;
     }
+    const hint = '; set the vehicle binding\'s chargerId to the charger it charges at';
+    const page = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
     const plugged = this.deps.store.devices
-      .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' })
+      .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, page)
       .items.filter((c) => c.state?.['isPlugged'] === true);
-    if (plugged.length === 1) return plugged[0]!;
-    return plugged.length === 0 ? 'no charger of its owner reports a plugged-in vehicle' : 'several chargers of its owner report a plugged-in vehicle (set the vehicle binding\'s chargerId)';
+    if (plugged.length !== 1) {
+      return `${plugged.length === 0 ? 'no charger of its owner reports' : `${plugged.length} chargers of its owner report`} a plugged-in vehicle${hint}`;
+    }
+    const charger = plugged[0]!;
+    const vehicles = this.deps.store.devices.list({ kind: 'vehicle', ownerId: vehicle.userId }, page).total;
+    if (vehicles > 1) return `its owner has ${vehicles} vehicles on this hub, so the hub cannot tell which one is plugged into charger ${charger.id}${hint}`;
+    if (vehicle.state?.['isPlugged'] === false || vehicle.state?.['chargingState'] === 'UNPLUGGED') {
+      return `the vehicle reports that it is not plugged in, so the vehicle at charger ${charger.id} is not this one${hint}`;
+    }
+    return charger;
   }
 
   private async waitReachable(target: Target, signal: AbortSignal): Promise<boolean> {
