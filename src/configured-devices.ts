@@ -4,7 +4,7 @@
 // state; its name, model and binding follow the file.
 import { createHash } from 'node:crypto';
 import type { Config } from './config.ts';
-import type { DeviceRecord, DriverBinding } from './domain/device.ts';
+import { stampedStaticData, type DeviceRecord, type DriverBinding } from './domain/device.ts';
 import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
@@ -68,7 +68,8 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
 
 /** The declared id, else one derived from what identifies the device, stable across restarts. */
 export function configuredId(device: ConfiguredDevice, config: Config): string {
-  if (device.id) return device.id;
+  // Lower case, as the API looks ids up (UUIDs are case-insensitive, RFC 9562).
+  if (device.id) return device.id.toLowerCase();
   let binding: DriverBinding;
   try {
     binding = resolveBinding(device, config);
@@ -95,12 +96,15 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
       continue;
     }
     const existing = store.devices.get(id);
+    // The stored stamp is dropped here and given back only while the static data stays the same.
+    const { lastUpdated: _stamp, ...staticData } = existing?.staticData ?? {};
     const record: DeviceRecord = {
       id, kind: device.kind, userId: device.userId, vendor: device.vendor, name: device.name ?? existing?.name ?? null,
       model: device.model ?? existing?.model ?? null, isOnline: existing?.isOnline ?? false, lastUpdatedMs: existing?.lastUpdatedMs ?? null,
-      locationId: device.locationId ?? existing?.locationId ?? null, hvacType: device.type ?? null, staticData: existing?.staticData ?? {},
+      locationId: device.locationId?.toLowerCase() ?? existing?.locationId ?? null, hvacType: device.type ?? null, staticData,
       state: existing?.state ?? null, driver: binding, createdAtMs: existing?.createdAtMs ?? nowMs,
     };
+    record.staticData = stampedStaticData(record, existing, nowMs);
     if (existing && JSON.stringify(existing) === JSON.stringify(record)) continue;
     if (existing) counts.updated++;
     else counts.added++;

@@ -112,6 +112,10 @@ export function pageJson(result: Page<DeviceRecord>, size: number): string {
   return `{"content":[${content}],"totalElements":${result.total},"totalPages":${Math.ceil(result.total / size)}}`;
 }
 
+/**
+ * A Command. Its times are kept to the millisecond and shown in whole seconds, like every time of
+ * the API (formatTimestamp); nothing orders or filters commands by time (their order is `seq`).
+ */
 export function command(record: CommandRecord): Json {
   const out: Json = {
     id: record.id,

@@ -42,6 +42,12 @@ function timeParam(bound: 'from' | 'to') {
 
 const text = z.string().max(200, 'must be at most 200 characters long');
 
+/**
+ * A device id in a path or the `uuid` filter, in lower case: UUIDs are case-insensitive (RFC 9562),
+ * and the hub keeps ids in lower case (the importer and the configuration lower them too).
+ */
+const DeviceId = Uuid.transform((id) => id.toLowerCase());
+
 const paging = {
   sortOrder: oneOf(['ASC', 'DESC']).default('DESC'),
   page: intParam(0, INT32_MAX, 0),
@@ -50,7 +56,7 @@ const paging = {
 
 const subscriptionFilters = {
   sortField: oneOf(SORT_FIELDS).default('USER_ID'),
-  uuid: Uuid.optional(),
+  uuid: DeviceId.optional(),
   userId: text.optional(),
   isOnline: boolParam().optional(),
   name: text.optional(),
@@ -85,17 +91,24 @@ export const UserIdParam = z.string().min(1).max(200, 'must be at most 200 chara
 
 const UUID_PATTERN = Uuid.def.pattern!;
 
-/** Path parameters: `{ batteryId: uuid }` and the like; valid ones skip Zod (see withShortcut). */
+/**
+ * Path parameters: `{ batteryId: uuid }` and the like, ids turned to lower case (so a not-found
+ * message names the id as the hub keeps it); valid ones skip Zod (see withShortcut).
+ */
 export function idParams<const K extends string>(...names: K[]) {
-  const schema = z.object(Object.fromEntries(names.map((n) => [n, n === 'userId' ? UserIdParam : Uuid])) as Record<K, z.ZodString>);
+  const schema = z.object(Object.fromEntries(names.map((n) => [n, n === 'userId' ? UserIdParam : DeviceId])) as Record<K, typeof UserIdParam | typeof DeviceId>);
   return withShortcut(schema, (input) => {
     const out = {} as Record<K, string>;
     for (const name of names) {
       const value = (input as Record<string, unknown>)[name];
       if (typeof value !== 'string') return undefined;
-      const valid = name === 'userId' ? value.length >= 1 && value.length <= 200 : UUID_PATTERN.test(value);
-      if (!valid) return undefined;
-      out[name] = value;
+      if (name === 'userId') {
+        if (value.length < 1 || value.length > 200) return undefined;
+        out[name] = value;
+      } else {
+        if (!UUID_PATTERN.test(value)) return undefined;
+        out[name] = value.toLowerCase();
+      }
     }
     return out as z.output<typeof schema>;
   });

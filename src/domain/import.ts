@@ -9,7 +9,7 @@ import {
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
 import { STATE_KEY, type DeviceRecord } from './device.ts';
-import { normalizeTimestamp, parseTimestamp } from './time.ts';
+import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
 import { toValidationErrors } from '../api/validation.ts';
 import type { ValidationError } from '../api/errors.ts';
@@ -64,8 +64,9 @@ export function prepareImport(input: unknown, nowMs: number, existingKind: (id: 
     const result = RECORD_SCHEMAS[kind as DeviceKind].safeParse(raw, { reportInput: true });
     if (!result.success) problems.push(...toValidationErrors(result.error.issues).map((p) => ({ index, ...p })));
     // Identity is checked whatever else is wrong with the record, so that every problem is named.
+    // UUIDs are case-insensitive (RFC 9562) and the API looks ids up in lower case: so are they kept.
     const givenId = (raw as { id?: unknown }).id;
-    const id = typeof givenId === 'string' ? givenId : randomUUID();
+    const id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
     const earlier = seen.get(id);
     if (earlier !== undefined) problems.push({ index, field: 'id', message: `repeats the id of record ${earlier}` });
     else seen.set(id, index);
@@ -99,8 +100,9 @@ function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): 
     name: name ?? null,
     model: model ?? null,
     isOnline: record['isOnline'],
-    lastUpdatedMs: record['lastUpdated'] ? parseTimestamp(record['lastUpdated'])! : null,
-    locationId: record['locationId'] ?? null,
+    // Whole seconds, as the drivers write them: the lastUpdated filters compare what the API shows.
+    lastUpdatedMs: record['lastUpdated'] ? wholeSeconds(parseTimestamp(record['lastUpdated'])!) : null,
+    locationId: record['locationId']?.toLowerCase() ?? null,
     hvacType: kind === 'hvac' ? record['type'] : null,
     staticData: rest,
     state,

@@ -1,8 +1,18 @@
 // Timestamps travel as UTC ISO 8601 ("2026-11-07T05:31:56Z") and are kept as epoch milliseconds.
 
-/** Formats epoch ms as UTC ISO 8601, without a fraction when it is whole seconds. */
+/** The whole second an instant falls in (floored, also before 1970), in epoch ms. */
+export function wholeSeconds(ms: number): number {
+  return Math.floor(ms / 1000) * 1000;
+}
+
+/**
+ * Formats epoch ms as UTC ISO 8601 in whole seconds, the API's style (decisions §2, "Units"): any
+ * fraction is dropped, not rounded, so a time never shows later than it was. Device times are
+ * stored in whole seconds already, so what a list filter compares is exactly what is shown;
+ * commands keep their milliseconds in the store and are ordered by sequence, not time.
+ */
 export function formatTimestamp(ms: number): string {
-  return new Date(ms).toISOString().replace('.000Z', 'Z');
+  return new Date(wholeSeconds(ms)).toISOString().replace('.000Z', 'Z');
 }
 
 /** Parses a date-time that carries `Z` or an offset; undefined when it is not one. */
@@ -12,7 +22,7 @@ export function parseTimestamp(text: string): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** Normalises a date-time string to the hub's UTC form. */
+/** Normalises a date-time string to the hub's UTC form, in whole seconds. */
 export function normalizeTimestamp(text: string): string {
   const ms = parseTimestamp(text);
   if (ms === undefined) throw new RangeError(`not a date-time with an offset: ${text}`);

@@ -6,7 +6,7 @@ import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
-import type { DeviceRecord } from '../domain/device.ts';
+import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 
 export class Store {
   readonly devices: DeviceRepository;
@@ -61,18 +61,29 @@ export class Store {
     })();
   }
 
-  /** Writes a checked import in one transaction: devices and their images, all or nothing. */
+  /**
+   * Writes a checked import in one transaction: devices and their images, all or nothing. A device
+   * whose record gives no staticData.lastUpdated gets one (see stampedStaticData).
+   */
   importDevices(devices: readonly DeviceRecord[], images: ReadonlyMap<string, Buffer>, nowMs: number): void {
     this.db.transaction(() => {
-      this.devices.save(devices);
+      this.devices.save(devices.map((device) => {
+        const staticData = stampedStaticData(device, this.devices.get(device.id), nowMs);
+        return staticData === device.staticData ? device : { ...device, staticData };
+      }));
       for (const [vehicleId, png] of images) this.vehicleImages.set(vehicleId, png, nowMs);
     })();
   }
 
-  /** Ends a live connect session by adding the device it paired; false (nothing written) when it was used or expired. */
+  /**
+   * Ends a live connect session by adding the device it paired; false (nothing written) when it was
+   * used or expired. The device's static data is stamped on the record itself: the caller goes on
+   * to announce that very record (a `connect` event), which must show what is stored.
+   */
   completeConnectSession(token: string, device: DeviceRecord, nowMs: number): boolean {
     return this.db.transaction(() => {
       if (!this.connectSessions.consume(token, nowMs)) return false;
+      device.staticData = stampedStaticData(device, undefined, nowMs);
       this.devices.save([device]);
       return true;
     })();

@@ -130,3 +130,27 @@ test('deleting a device fails its pending commands with a reason', async (t) => 
   assert.equal(stored.state, 'FAILED');
   assert.equal(stored.failedReason, 'Device was deleted');
 });
+
+test('command times are whole seconds in the POST answers and the lists; the store keeps the milliseconds', async (t) => {
+  const { hub } = setup(t);
+  const wholeSecond = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/;
+  hub.clock.ms = Date.parse('2026-11-23T01:16:51Z') + 121;
+  const schedule1 = await json(await hub.request(`/hvacs/${ids.hvac}/commands/schedule`, { method: 'POST', json: schedule }));
+  hub.clock.advance(879); // 01:16:52.000: a later second, in the same order as created
+  const stop = await json(await hub.request(`/vehicles/${ids.vehicle}/commands/charging-stop`, { method: 'POST' }));
+  hub.clock.advance(999);
+  const stop2 = await json(await hub.request(`/vehicles/${ids.vehicle}/commands/charging-stop`, { method: 'POST' }));
+  assert.deepEqual([schedule1.createdAt, schedule1.lastUpdated], ['2026-11-23T01:16:51Z', '2026-11-23T01:16:51Z']);
+  assert.deepEqual([stop.createdAt, stop2.createdAt], ['2026-11-23T01:16:52Z', '2026-11-23T01:16:52Z']);
+  assert.equal(hub.store.commands.get(schedule1.id)!.createdAtMs % 1000, 121);
+
+  hub.store.commands.complete(stop.id, 'EXECUTED', null, hub.clock.now() + 1500);
+  const vehicle = await json(await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}/commands?state=ALL`));
+  assert.deepEqual(vehicle.map((c: { id: string }) => c.id), [stop.id, stop2.id], 'same second: still in the order they were made');
+  assert.equal(vehicle[0].lastUpdated, '2026-11-23T01:16:54Z');
+  const hvac = await json(await hub.request(`/users/${DEMO_USER}/hvacs/${ids.hvac}/commands`));
+  for (const command of [...vehicle, ...hvac]) {
+    assert.match(command.createdAt, wholeSecond);
+    assert.match(command.lastUpdated, wholeSecond);
+  }
+});

@@ -197,3 +197,98 @@ test('DELETE of a vehicle checks its owner and removes its image', async (t) => 
   assert.equal(hub.store.vehicleImages.get(ids.vehicle), undefined);
   await expectError(await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}/image.png`), 404, 'VEHICLE_NOT_FOUND');
 });
+
+/** An id in upper case: UUIDs are case-insensitive (RFC 9562). */
+const upper = (id: string) => id.toUpperCase();
+
+test('a path id in upper case names the same device, on every kind of operation', async (t) => {
+  const hub = demoHub(t);
+  for (const path of [
+    `/batteries/${upper(ids.battery)}`, `/chargers/${upper(ids.charger)}`, `/chargers/${upper(ids.charger)}/refresh`,
+    `/pv-inverters/${upper(ids.pvInverter)}/refresh`, `/users/${DEMO_USER}/tariffs/${upper(ids.tariff)}`,
+  ]) {
+    const res = await hub.request(path);
+    assert.equal(res.status, 200, path);
+    assert.equal((await json(res)).id, path.split('/').find((part) => /^[0-9A-F-]{36}$/.test(part))!.toLowerCase(), path);
+  }
+  const mixed = `${ids.battery.slice(0, 18).toUpperCase()}${ids.battery.slice(18)}`;
+  assert.equal((await json(await hub.request(`/batteries/${mixed}`))).id, ids.battery);
+  assert.equal((await hub.request(`/users/${DEMO_USER}/vehicles/${upper(ids.vehicle)}/image.png`)).status, 200);
+
+  const stop = await json(await hub.request(`/vehicles/${upper(ids.vehicle)}/commands/charging-stop`, { method: 'POST' }));
+  assert.equal(stop.deviceId, ids.vehicle);
+  const listed = await json(await hub.request(`/users/${DEMO_USER}/vehicles/${upper(ids.vehicle)}/commands`));
+  assert.deepEqual(listed.map((c: { id: string }) => c.id), [stop.id]);
+  assert.deepEqual(await json(await hub.request(`/users/${DEMO_USER}/hvacs/${upper(ids.hvac)}/commands`)), []);
+
+  assert.deepEqual(await json(await hub.request(`/batteries/${upper(ids.battery)}`, { method: 'DELETE' })), { success: true });
+  assert.equal(hub.store.devices.wasDeleted(ids.battery), true);
+  assert.equal((await hub.request(`/batteries/${ids.battery}`)).status, 404);
+});
+
+test('a not-found message names an upper-case path id as the hub keeps ids, in lower case', async (t) => {
+  const hub = demoHub(t);
+  const unknown = 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE';
+  const lower = unknown.toLowerCase();
+  await expectError(await hub.request(`/batteries/${unknown}`), 404, 'BATTERY_NOT_FOUND', `[BATTERY] Battery ${lower} not found`);
+  await expectError(await hub.request(`/chargers/${unknown}`, { method: 'DELETE' }), 404, 'CHARGER_NOT_FOUND', `[CHARGER] Charger ${lower} not found`);
+  await expectError(await hub.request(`/vehicles/${unknown}/commands/charging-stop`, { method: 'POST' }), 404, 'VEHICLE_NOT_FOUND', `[VEHICLE] Vehicle ${lower} not found`);
+  await expectError(await hub.request(`/users/${DEMO_USER}/tariffs/${unknown}`), 404, 'TARIFF_NOT_FOUND', `[TARIFF] Tariff ${lower} not found`);
+  // Another user's device, named in upper case, is still answered like one that does not exist.
+  await expectError(await hub.request(`/users/someone-else/tariffs/${upper(ids.tariff)}`), 404, 'TARIFF_NOT_FOUND', `[TARIFF] Tariff ${ids.tariff} not found`);
+});
+
+test('the uuid filter matches an id in any case', async (t) => {
+  const hub = demoHub(t);
+  for (const uuid of [ids.battery2, upper(ids.battery2)]) {
+    const page = await json(await hub.request(`/batteries?uuid=${uuid}`));
+    assert.deepEqual(page.content.map((b: { id: string }) => b.id), [ids.battery2], uuid);
+  }
+  const hvacs = await json(await hub.request(`/hvacs?uuid=${upper(ids.hvac)}`));
+  assert.deepEqual(hvacs.content.map((h: { id: string }) => h.id), [ids.hvac]);
+  assert.equal((await json(await hub.request(`/hvacs?uuid=${upper(ids.battery)}`))).totalElements, 0, 'a battery is no HVAC');
+});
+
+test('staticData.lastUpdated is the time the static data was set: kept by a reimport of the same, moved by a change', async (t) => {
+  const hub = demoHub(t);
+  const added = '2026-11-07T05:31:56Z';
+  const details = {
+    battery: `/batteries/${ids.battery}`, charger: `/chargers/${ids.charger}`, pvInverter: `/pv-inverters/${ids.pvInverter}/refresh`,
+  };
+  for (const path of Object.values(details)) {
+    const body = await json(await hub.request(path));
+    assert.equal(body.staticData.lastUpdated, added, path);
+    assert.equal(Object.keys(body.staticData)[0], 'lastUpdated', `${path}: in the specification's field order`);
+  }
+  // The demo tariff's import file gives one: it stands.
+  const tariff = await json(await hub.request(`/users/${DEMO_USER}/tariffs/${ids.tariff}`));
+  assert.equal(tariff.staticData.lastUpdated, '2026-11-07T05:16:56Z');
+
+  hub.clock.advance(3_600_000 + 400);
+  const records = demoRecords(hub.clock.now()) as { id: string; staticData: Record<string, unknown> }[];
+  records.find((r) => r.id === ids.battery)!.staticData['batteryCapacity'] = 12.8;
+  hub.seed(records);
+  assert.equal((await json(await hub.request(details.battery))).staticData.lastUpdated, '2026-11-07T06:31:56Z', 'changed');
+  assert.equal((await json(await hub.request(details.charger))).staticData.lastUpdated, added, 'the same static data');
+  assert.equal((await json(await hub.request(details.pvInverter))).staticData.lastUpdated, added);
+});
+
+test('a device imported with a fraction of a second is kept, shown and filtered in whole seconds', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  hub.seed([{
+    kind: 'battery', id: ids.battery, userId: 'u', lastUpdated: '2026-11-07T07:31:56.789+02:00',
+    staticData: { vendor: 'SMA', model: 'X', lastUpdated: '2026-11-07T05:31:55.999Z' },
+    chargeState: { lastUpdated: '2026-11-07T05:31:56.5Z', chargingState: 'IDLE' },
+  }]);
+  const detail = await json(await hub.request(`/batteries/${ids.battery}`));
+  assert.equal(detail.lastUpdated, '2026-11-07T05:31:56Z');
+  assert.equal(detail.staticData.lastUpdated, '2026-11-07T05:31:55Z');
+  assert.equal(detail.chargeState.lastUpdated, '2026-11-07T05:31:56Z');
+  const matching = async (query: string) => (await json(await hub.request(`/batteries?${query}`))).content.map((b: { id: string }) => b.id);
+  // Shown as 05:31:56Z, so within bounds at that very second, and not after it.
+  assert.deepEqual(await matching('lastUpdatedTo=2026-11-07T05:31:56Z'), [ids.battery]);
+  assert.deepEqual(await matching('lastUpdatedFrom=2026-11-07T05:31:56Z&lastUpdatedTo=2026-11-07T05:31:56Z'), [ids.battery]);
+  assert.deepEqual(await matching('lastUpdatedFrom=2026-11-07T05:31:56.001Z'), []);
+  assert.deepEqual((await json(await hub.request('/batteries'))).content[0].lastUpdated, '2026-11-07T05:31:56Z');
+});

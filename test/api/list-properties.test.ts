@@ -25,13 +25,19 @@ const HVAC_TYPES = ['AC', 'HEATING_CIRCUIT', 'DHW', 'THERMOSTAT'] as const;
 const SUBSCRIPTION_SORT_FIELDS = ['USER_ID', 'VENDOR', 'IS_ONLINE', 'LAST_UPDATED'] as const;
 const USER_SORT_FIELDS = ['VENDOR', 'IS_ONLINE', 'LAST_UPDATED'] as const;
 
-/** Epoch ms around which every lastUpdated and every bound is drawn, 500 ms apart, so ties are common. */
+/**
+ * Epoch ms around which every lastUpdated and every bound is drawn, 500 ms apart, so ties are common
+ * and half the devices are imported with a fraction of a second (which the hub drops, see keptMs).
+ */
 const BASE_MS = Date.parse('2026-11-07T05:00:00Z');
 const STEP_MS = 500;
 
 interface Device {
   kind: Kind;
+  /** The id in lower case, as the hub keeps it. */
   id: string;
+  /** The id as the import file gives it: sometimes in upper case (UUIDs are case-insensitive). */
+  importedId: string;
   userId: string;
   isOnline: boolean;
   lastUpdatedMs: number | null;
@@ -99,6 +105,15 @@ function compareCodePoints(a: string, b: string): number {
   return x.length - y.length;
 }
 
+/**
+ * The time the hub keeps and shows for a device: whole seconds, any fraction given on import dropped
+ * (decisions §2: timestamps in `2026-11-07T05:31:56Z` style). The bounds compare this very time, so
+ * that a device shown as 05:31:56Z is within `lastUpdatedTo=…05:31:56Z`.
+ */
+function keptMs(d: Device): number | null {
+  return d.lastUpdatedMs === null ? null : d.lastUpdatedMs - (d.lastUpdatedMs % 1000);
+}
+
 /** Inclusive bounds, compared exactly; a device without lastUpdated is within no bound. */
 function atOrAfter(ms: number | null, bound: Bound): boolean {
   return ms !== null && (ms > bound.ms || (ms === bound.ms && !bound.finer));
@@ -115,12 +130,12 @@ function sortKeyCompare(field: SortField, a: Device, b: Device): number {
       return compareCodePoints(a.vendor, b.vendor);
     case 'IS_ONLINE':
       return Number(a.isOnline) - Number(b.isOnline);
-    case 'LAST_UPDATED':
+    case 'LAST_UPDATED': {
       // No lastUpdated sorts before every value (SQLite: NULL is the smallest).
-      if (a.lastUpdatedMs === null || b.lastUpdatedMs === null) {
-        return (a.lastUpdatedMs === null ? 0 : 1) - (b.lastUpdatedMs === null ? 0 : 1);
-      }
-      return a.lastUpdatedMs - b.lastUpdatedMs;
+      const [x, y] = [keptMs(a), keptMs(b)];
+      if (x === null || y === null) return (x === null ? 0 : 1) - (y === null ? 0 : 1);
+      return x - y;
+    }
   }
 }
 
@@ -131,14 +146,14 @@ function sortDevices(devices: Device[], field: SortField, order: SortOrder): Dev
 
 function subscriptionMatches(device: Device, kind: 'battery' | 'hvac', q: SubscriptionQuery): boolean {
   if (device.kind !== kind) return false;
-  if (present(q.uuid) && device.id !== q.uuid) return false;
+  if (present(q.uuid) && device.id !== q.uuid.toLowerCase()) return false;
   if (present(q.userId) && !contains(device.userId, q.userId)) return false;
   if (present(q.name) && (device.name === null || !contains(device.name, q.name))) return false;
   if (present(q.model) && !contains(device.model, q.model)) return false;
   if (present(q.isOnline) && device.isOnline !== q.isOnline) return false;
   if (present(q.vendor) && device.vendor !== q.vendor) return false;
-  if (present(q.lastUpdatedFrom) && !atOrAfter(device.lastUpdatedMs, q.lastUpdatedFrom)) return false;
-  if (present(q.lastUpdatedTo) && !atOrBefore(device.lastUpdatedMs, q.lastUpdatedTo)) return false;
+  if (present(q.lastUpdatedFrom) && !atOrAfter(keptMs(device), q.lastUpdatedFrom)) return false;
+  if (present(q.lastUpdatedTo) && !atOrBefore(keptMs(device), q.lastUpdatedTo)) return false;
   if (kind === 'battery' && present(q.chargingState) && device.chargingState !== q.chargingState) return false;
   if (kind === 'hvac' && present(q.type) && device.type !== q.type) return false;
   return true;
@@ -176,7 +191,8 @@ function expectUser(devices: Device[], kind: Kind, q: UserQuery): Expected {
 function expectedItem(d: Device): Record<string, unknown> {
   const item: Record<string, unknown> = { id: d.id, userId: d.userId, vendor: d.vendor, isOnline: d.isOnline, model: d.model };
   if (d.name !== null) item['name'] = d.name;
-  if (d.lastUpdatedMs !== null) item['lastUpdated'] = new Date(d.lastUpdatedMs).toISOString().replace('.000Z', 'Z');
+  const kept = keptMs(d);
+  if (kept !== null) item['lastUpdated'] = new Date(kept).toISOString().replace('.000Z', 'Z');
   if (d.kind === 'battery' && d.chargingState !== undefined) item['chargingState'] = d.chargingState;
   if (d.kind === 'hvac') item['type'] = d.type;
   return item;
@@ -241,7 +257,7 @@ function assertPage(actual: PageBody, expected: Expected, label: string): void {
 function toRecord(d: Device): Record<string, unknown> {
   const staticData: Record<string, unknown> = { vendor: d.vendor, model: d.model };
   if (d.name !== null) staticData['name'] = d.name;
-  const record: Record<string, unknown> = { kind: d.kind, id: d.id, userId: d.userId, isOnline: d.isOnline, staticData };
+  const record: Record<string, unknown> = { kind: d.kind, id: d.importedId, userId: d.userId, isOnline: d.isOnline, staticData };
   if (d.lastUpdatedMs !== null) record['lastUpdated'] = new Date(d.lastUpdatedMs).toISOString();
   if (d.kind === 'battery') record['chargeState'] = d.chargingState === undefined ? {} : { chargingState: d.chargingState };
   if (d.kind === 'hvac') record['type'] = d.type;
@@ -306,10 +322,14 @@ const deviceSetArb = fc
     const pvInverter = fc.record({ kind: fc.constant('pvInverter' as const), ...common, vendor: fc.constantFrom(...HOME_POWER_VENDORS) });
     const meter = fc.record({ kind: fc.constant('meter' as const), ...common, vendor: fc.constantFrom(...HOME_POWER_VENDORS) });
     const devices = fc.array(fc.oneof(battery, hvac, pvInverter, meter), { maxLength: 60, size: 'max' });
+    const idArb = fc.tuple(fc.uuid({ version: 4 }), fc.boolean()).map(([uuid, upper]) => ({
+      id: uuid.toLowerCase(),
+      importedId: upper ? uuid.toUpperCase() : uuid,
+    }));
     return devices.chain((list) =>
-      fc.uniqueArray(fc.uuid({ version: 4 }), { minLength: list.length, maxLength: list.length }).map((ids) => ({
+      fc.uniqueArray(idArb, { minLength: list.length, maxLength: list.length, selector: (ids) => ids.id }).map((ids) => ({
         users,
-        devices: list.map((d, i): Device => ({ ...d, id: ids[i]! })),
+        devices: list.map((d, i): Device => ({ ...d, ...ids[i]! })),
       })),
     );
   });
@@ -371,11 +391,12 @@ const sizeArb = orEmpty(fc.oneof({ arbitrary: fc.integer({ min: 1, max: 6 }), we
 
 function subscriptionQueryArb(set: DeviceSet, kind: 'battery' | 'hvac'): fc.Arbitrary<SubscriptionQuery> {
   const own = set.devices.filter((d) => d.kind === kind);
-  // Mostly an id of this kind; sometimes one of another kind or an unknown one (no match).
+  // Mostly an id of this kind, in either case; sometimes one of another kind or an unknown one (no match).
   const ownIds = own.map((d) => d.id);
   const otherIds = set.devices.filter((d) => d.kind !== kind).map((d) => d.id);
   const uuid = fc.oneof(
-    ...(ownIds.length > 0 ? [{ arbitrary: fc.constantFrom(...ownIds), weight: 6 }] : []),
+    ...(ownIds.length > 0 ? [{ arbitrary: fc.constantFrom(...ownIds), weight: 4 }] : []),
+    ...(ownIds.length > 0 ? [{ arbitrary: fc.constantFrom(...ownIds).map((id) => id.toUpperCase()), weight: 2 }] : []),
     ...(otherIds.length > 0 ? [{ arbitrary: fc.constantFrom(...otherIds), weight: 1 }] : []),
     { arbitrary: fc.uuid({ version: 4 }), weight: 1 },
   );

@@ -251,7 +251,8 @@ const PROBES: Record<OperationKey, Probe> = {
     const api = start();
     await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: DEMO('tariff') } });
     const bare = await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: BARE_USER, tariffId: BARE.tariff } });
-    assert.deepEqual(bare.body, { id: BARE.tariff, userId: BARE_USER, isOnline: false, staticData: { vendor: 'OSTROM' } });
+    // Nothing but what the import gave, and the stamp of its static data, which the hub sets when it adds a device.
+    assert.deepEqual(bare.body, { id: BARE.tariff, userId: BARE_USER, isOnline: false, staticData: { vendor: 'OSTROM', lastUpdated: '2026-11-07T05:31:56Z' } });
     await api.expect(400, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: 'not-a-uuid' } });
     const other = await api.expect(404, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: BARE_USER, tariffId: DEMO('tariff') } });
     assert.equal(other.body.errorCode, 'TARIFF_NOT_FOUND');

@@ -123,6 +123,7 @@ test('a successful probe adds the charger for the user, ends the session and red
   const detail = await json(await hub.request(`/chargers/${chargerId}`));
   assert.equal(detail.userId, 'household-7');
   assert.equal(detail.staticData.vendor, 'GO_E');
+  assert.equal(detail.staticData.lastUpdated, '2026-11-07T05:31:56Z', 'its static data was set when it was paired');
 
   const again = await open(hub, token);
   assert.equal(again.status, 410);

@@ -119,3 +119,32 @@ test('`npm run hub -- import` works as a real process and exits non-zero on a ba
   const ok = await run(process.execPath, ['--import', 'tsx', 'src/cli/hub.ts', 'import', file], { env });
   assert.match(ok.stdout, /Imported 12 devices/);
 });
+
+test('import keeps ids in lower case, whatever case the file gives; the same id in two cases is one device', async (t) => {
+  const w = workspace(t);
+  const records = demoRecords(Date.now()) as Record<string, unknown>[];
+  const battery = records.find((r) => r['id'] === ids.battery)!;
+  battery['id'] = ids.battery.toUpperCase();
+  battery['locationId'] = String(battery['locationId']).toUpperCase();
+  const vehicle = records.find((r) => r['id'] === ids.vehicle)!;
+  vehicle['id'] = ids.vehicle.toUpperCase();
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(records));
+  assert.equal(await w.run('import', file), 0);
+  const store = w.open();
+  t.after(() => store.close());
+  const stored = store.devices.get(ids.battery);
+  assert.ok(stored, 'found by its lower-case id');
+  assert.equal(stored.locationId, String(battery['locationId']).toLowerCase());
+  assert.equal(store.devices.get(ids.battery.toUpperCase()), undefined, 'not kept as given');
+  assert.ok(store.vehicleImages.get(ids.vehicle), 'the image follows the lower-case id');
+
+  const twice = join(w.dir, 'twice.json');
+  writeFileSync(twice, JSON.stringify([{ ...battery, id: ids.battery2 }, { ...battery, id: ids.battery2.toUpperCase() }]));
+  assert.equal(await w.run('import', twice), 1);
+  assert.match(w.err.join('\n'), /record 1: id: repeats the id of record 0/);
+  const meter = join(w.dir, 'meter.json');
+  writeFileSync(meter, JSON.stringify([{ kind: 'meter', id: ids.battery.toUpperCase(), userId: 'u', staticData: { vendor: 'SMA', model: 'Z' } }]));
+  assert.equal(await w.run('import', meter), 1);
+  assert.match(w.err.join('\n'), /record 0: id: belongs to an existing battery/);
+});

@@ -55,7 +55,9 @@ test('hub devices add detects the device, reads its model and capacity, and save
   try {
     const [battery, inverter] = store.devices.driven();
     assert.equal(battery!.kind, 'battery');
-    assert.deepEqual(battery!.staticData, { batteryCapacity: 10.24 });
+    const { lastUpdated, ...staticData } = battery!.staticData;
+    assert.deepEqual(staticData, { batteryCapacity: 10.24 });
+    assert.match(String(lastUpdated), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'read from the device as it was added, and stamped then');
     assert.deepEqual(battery!.driver, { type: 'fronius', host: '127.0.0.1', port: sim.port, unitId: 1 });
     assert.equal(battery!.state!['stateOfCharge'], Math.round(site.read().socPct * 10) / 10);
     assert.equal(inverter!.vendor, 'SMA');

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openDatabase, NewerDatabaseError, SCHEMA_VERSION } from '../../src/store/db.ts';
 import { Store } from '../../src/store/store.ts';
+import { MIGRATIONS } from '../../src/store/migrations/index.ts';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'hub-db-'));
@@ -106,4 +107,43 @@ test('verify accepts each active key and refuses any key that differs by one cha
   assert.equal(store.apiKeys.verify(''), false);
   store.apiKeys.revoke('relay', 2);
   assert.deepEqual(keys.map((key) => store.apiKeys.verify(key)), [true, false, true]);
+});
+
+test('migration 3 brings older rows to lower-case ids, whole-second device times and a staticData stamp', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  const old = new Database(path);
+  old.exec(MIGRATIONS[0]!);
+  old.exec(MIGRATIONS[1]!);
+  old.pragma('user_version = 2');
+  const insert = old.prepare(`INSERT INTO devices (id, kind, user_id, vendor, model, is_online, last_updated, location_id, user_id_fold,
+    static_json, state_json, created_at) VALUES (?, ?, 'u', 'SMA', 'M', 1, ?, ?, 'u', ?, ?, ?)`);
+  const UPPER = '3F2504E0-4F89-41D3-9A0C-0305E82C3301';
+  const TWIN = 'AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE';
+  const created = Date.parse('2026-11-01T10:00:00Z') + 456;
+  insert.run(UPPER, 'vehicle', Date.parse('2026-11-07T05:31:56Z') + 789, '6F1C0E56-2D1B-4C55-9A0E-4A4F3B2A9D01',
+    JSON.stringify({ siteName: 'Home' }), JSON.stringify({ lastUpdated: '2026-11-07T05:31:56.789Z', chargeRate: 1 }), created);
+  insert.run(TWIN, 'battery', null, null, JSON.stringify({ lastUpdated: '2026-11-02T00:00:00.5Z' }), null, created);
+  insert.run(TWIN.toLowerCase(), 'battery', null, null, JSON.stringify({ lastUpdated: '2026-11-03T00:00:00Z' }), null, created);
+  old.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, created_at, last_updated, expires_at)
+    VALUES ('c1', ?, 'vehicle', 'u', 'CHARGING_STOP', 'PENDING', 1, 1, 2), ('c2', ?, 'battery', 'u', 'CHARGING_STOP', 'PENDING', 1, 1, 2)`).run(UPPER, TWIN);
+  old.prepare("INSERT INTO vehicle_images (vehicle_id, png, etag, updated_at) VALUES (?, x'00', 'e', 1)").run(UPPER);
+  old.prepare("INSERT INTO deleted_devices (id, kind, deleted_at) VALUES (?, 'meter', 1)").run('BBBBBBBB-BBBB-4CCC-8DDD-EEEEEEEEEEEE');
+  old.close();
+
+  const store = Store.open(path);
+  t.after(() => store.close());
+  assert.equal(store.db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  const vehicle = store.devices.get(UPPER.toLowerCase())!;
+  assert.ok(vehicle, 'the id is lower case');
+  assert.equal(vehicle.locationId, '6f1c0e56-2d1b-4c55-9a0e-4a4f3b2a9d01');
+  assert.equal(vehicle.lastUpdatedMs, Date.parse('2026-11-07T05:31:56Z'));
+  assert.deepEqual(vehicle.state, { lastUpdated: '2026-11-07T05:31:56Z', chargeRate: 1 });
+  assert.deepEqual(vehicle.staticData, { siteName: 'Home', lastUpdated: '2026-11-01T10:00:00Z' }, 'stamped when it was added');
+  assert.equal(store.commands.get('c1')!.deviceId, UPPER.toLowerCase());
+  assert.ok(store.vehicleImages.get(UPPER.toLowerCase()));
+  assert.equal(store.devices.wasDeleted('bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee'), true);
+  // A row whose lower-case twin exists keeps its id, and what refers to it still points at it.
+  assert.deepEqual(store.devices.get(TWIN)!.staticData, { lastUpdated: '2026-11-02T00:00:00Z' });
+  assert.deepEqual(store.devices.get(TWIN.toLowerCase())!.staticData, { lastUpdated: '2026-11-03T00:00:00Z' });
+  assert.equal(store.commands.get('c2')!.deviceId, TWIN);
 });

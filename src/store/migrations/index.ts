@@ -1,5 +1,6 @@
 // Append-only: never edit a migration that has shipped; add the next number instead.
 import m001 from './001-initial.ts';
 import m002 from './002-command-attempts.ts';
+import m003 from './003-normal-forms.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003];
