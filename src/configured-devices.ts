@@ -4,7 +4,8 @@
 // state; its name, model and binding follow the file.
 import { createHash } from 'node:crypto';
 import type { Config } from './config.ts';
-import { stampedStaticData, type DeviceRecord, type DriverBinding } from './domain/device.ts';
+import { CHARGER_BINDING, canonicalBinding, stampedStaticData, type DeviceRecord, type DriverBinding } from './domain/device.ts';
+import { chargerBindingProblems } from './domain/bindings.ts';
 import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
@@ -15,13 +16,13 @@ import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
 
 type ConfiguredDevice = Config['devices'][number];
 
-/** The binding as the drivers read it: a named bus becomes its serial settings. */
+/** The binding as the drivers read it: a named bus becomes its serial settings, a named charger id lower case. */
 export function resolveBinding(device: ConfiguredDevice, config: Config): DriverBinding {
   const { bus, ...binding } = device.driver;
-  if (bus === undefined) return binding as DriverBinding;
+  if (bus === undefined) return canonicalBinding(binding as DriverBinding);
   const settings = config.modbus.buses[bus];
   if (!settings) throw new Error(`names bus "${bus}", which modbus.buses does not declare`);
-  return { ...settings, ...binding, bus } as DriverBinding;
+  return canonicalBinding({ ...settings, ...binding, bus } as DriverBinding);
 }
 
 /** Every problem of the declared devices, with its path, for the configuration's error list. */
@@ -43,7 +44,9 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
       return;
     }
     try {
-      if (modbus.has(binding.type)) {
+      if (binding.type === CHARGER_BINDING) {
+        for (const problem of chargerBindingProblems(device.kind, device.driver)) at(`driver.${problem.field}`, problem.message);
+      } else if (modbus.has(binding.type)) {
         const definition = modbus.definitionFor(binding);
         if (!definition.kinds[device.kind]) throw new Error(`driver ${binding.type} cannot read a ${device.kind}`);
         endpointOf(binding);
@@ -53,7 +56,8 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
         if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${binding.type} cannot drive a ${device.kind}`);
         settingsOf(definition, binding);
       } else {
-        throw new Error(`unknown driver type "${binding.type}" (known: ${[...modbus.all(), ...mqtt.all()].map((d) => d.type).join(', ')})`);
+        const known = [...modbus.all(), ...mqtt.all()].map((d) => d.type);
+        throw new Error(`unknown driver type "${binding.type}" (known: ${known.join(', ')}; and ${CHARGER_BINDING} for a vehicle with no driver)`);
       }
     } catch (err) {
       at('driver', (err as Error).message);
@@ -77,7 +81,10 @@ export function configuredId(device: ConfiguredDevice, config: Config): string {
     binding = device.driver as DriverBinding;
   }
   const identity = JSON.stringify([device.kind, device.userId, binding.type, binding['host'] ?? binding['serialPort'] ?? null,
-    binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? null]);
+    binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? null,
+    // A vehicle bound to its charger has no address of its own: two cars of a household differ by
+    // charger or by maker (two of one maker at one charger need their own ids).
+    ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : [])]);
   const hex = createHash('sha256').update(identity).digest('hex');
   // A UUID (version 8, "custom"): the API's ids are UUIDs.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;

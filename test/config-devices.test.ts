@@ -91,3 +91,54 @@ devices:
     return true;
   });
 });
+
+test('a vehicle with no driver is declared bound to its charger; the binding is refused on other kinds and without a charger id', (t) => {
+  const charger = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
+  const config = loadConfig({ HUB_CONFIG: yamlFile(t, `
+devices:
+  - kind: vehicle
+    userId: household-1
+    vendor: MERCEDES
+    driver: { type: charger, chargerId: ${charger.toUpperCase()} }
+  - kind: vehicle
+    userId: household-1
+    vendor: BMW
+    driver: { type: charger, chargerId: ${charger} }
+`) });
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  assert.deepEqual(applyConfiguredDevices(store, config, 1000, silentLogger()), { added: 2, updated: 0, deleted: 0 });
+  const [mercedes, bmw] = config.devices.map((d) => store.devices.get(configuredId(d, config))!);
+  assert.deepEqual(mercedes?.driver, { type: 'charger', chargerId: charger }, 'kept in lower case, as ids are');
+  assert.notEqual(mercedes?.id, bmw?.id, 'two cars at one charger are two devices');
+  // Deleting one car does not keep the other, bound to the same charger, out.
+  store.deleteDevice(mercedes!, 2000);
+  assert.deepEqual(applyConfiguredDevices(store, config, 3000, silentLogger()), { added: 0, updated: 0, deleted: 1 });
+  assert.ok(store.devices.get(bmw!.id));
+
+  const file = yamlFile(t, `
+devices:
+  - kind: charger
+    userId: u
+    vendor: GO_E
+    driver: { type: charger, chargerId: ${charger} }
+  - kind: vehicle
+    userId: u
+    vendor: VOLVO
+    driver: { type: charger }
+  - kind: vehicle
+    userId: u
+    vendor: BMW
+    driver: { type: charger, chargerId: wallbox, note: garage }
+`);
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: unknown) => {
+    assert.ok(err instanceof ConfigError);
+    const byField = Object.fromEntries(err.problems.map((p) => [p.field, p.message]));
+    assert.match(byField['devices[0].driver.type']!, /a charger cannot be bound to a charger: "charger" binds a vehicle with no driver of its own/);
+    assert.match(byField['devices[1].driver.chargerId']!, /is required/);
+    assert.match(byField['devices[2].driver.chargerId']!, /must be a UUID/);
+    assert.match(byField['devices[2].driver.note']!, /is not a known field of a charger binding/);
+    assert.equal(err.problems.length, 4, JSON.stringify(err.problems));
+    return true;
+  });
+});

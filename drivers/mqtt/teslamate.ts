@@ -5,8 +5,10 @@
 // payload (`88`, `true`, `Blue Thunder`), retained, QoS 1, published only when the value changes.
 //
 // TeslaMate is read-only: it subscribes to nothing, so this definition has no commands. A vehicle's
-// CHARGING_START/STOP and SET_CHARGING_CURRENT go through the charger it is plugged into (binding
-// `chargerId`, else its owner's only plugged charger; see the command worker).
+// CHARGING_START/STOP and SET_CHARGING_CURRENT go through the charger it is plugged into: the one the
+// binding's `chargerId` names, else its owner's only online charger that reports a plugged-in car, and
+// only while the hub can tell it is this car (its owner's only vehicle on the hub, not reporting itself
+// unplugged); see the command worker.
 import { defineMqttDriver } from '../../src/runtime/mqtt/definition.ts';
 
 const topic = (key: string) => `{topicPrefix}/cars/{carId}/${key}`;

@@ -39,11 +39,13 @@ export async function runDevices(args: string[], io: CliIo, dataDir: string): Pr
 
 /** The same deletion as the API's DELETE: a running daemon stops polling it at its next reload. */
 function remove(store: Store, args: string[], io: CliIo): number {
-  const [id] = args;
-  if (!id) {
+  const [given] = args;
+  if (!given) {
     io.err(DEVICES_USAGE);
     return 2;
   }
+  // Ids are kept in lower case; UUIDs are case-insensitive (RFC 9562), as the API takes them.
+  const id = given.toLowerCase();
   const device = store.devices.get(id);
   if (!device) {
     io.err(`No device ${id}.`);

@@ -3,11 +3,13 @@ import type { Store } from '../store/store.ts';
 import type { CliIo } from './hub.ts';
 
 export function runImage(store: Store, args: string[], io: CliIo): number {
-  const [action, vehicleId, file] = args;
-  if (action !== 'set' || !vehicleId || !file) {
+  const [action, givenId, file] = args;
+  if (action !== 'set' || !givenId || !file) {
     io.err('usage: hub image set VEHICLE_ID FILE.png');
     return 2;
   }
+  // Ids are kept in lower case; UUIDs are case-insensitive (RFC 9562), as the API takes them.
+  const vehicleId = givenId.toLowerCase();
   if (!store.devices.find('vehicle', vehicleId)) {
     io.err(`No vehicle ${vehicleId}.`);
     return 1;

@@ -8,6 +8,20 @@ export interface DriverBinding {
   [setting: string]: unknown;
 }
 
+/**
+ * The binding of a vehicle that no driver of the hub reaches (a cloud-only car): `{type: "charger",
+ * chargerId}` names the charger it charges at. No runtime drives it; the vehicle's CHARGING_START,
+ * CHARGING_STOP and SET_CHARGING_CURRENT go through that charger (see the command worker).
+ */
+export const CHARGER_BINDING = 'charger';
+
+/** The binding as it is stored: a charger binding names its charger in lower case, as ids are kept. */
+export function canonicalBinding(binding: DriverBinding): DriverBinding {
+  const chargerId = binding['chargerId'];
+  if (binding.type !== CHARGER_BINDING || typeof chargerId !== 'string') return binding;
+  return { ...binding, chargerId: chargerId.toLowerCase() };
+}
+
 export interface DeviceRecord {
   id: string;
   kind: DeviceKind;

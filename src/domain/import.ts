@@ -8,7 +8,8 @@ import {
   PvInverterStaticData, PvPowerState, TariffStaticData, Timestamp, Uuid, VehicleStaticData, oneOf,
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
-import { STATE_KEY, type DeviceRecord } from './device.ts';
+import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord } from './device.ts';
+import { chargerBindingProblems } from './bindings.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
 import { toValidationErrors } from '../api/validation.ts';
@@ -72,6 +73,11 @@ export function prepareImport(input: unknown, nowMs: number, existingKind: (id: 
     else seen.set(id, index);
     const stored = existingKind(id);
     if (stored !== undefined && stored !== kind) problems.push({ index, field: 'id', message: `belongs to an existing ${stored}` });
+    // Any other binding is its driver's to check when the device is driven; this one no driver reads.
+    const driver = (raw as { driver?: unknown }).driver;
+    if (isObject(driver) && driver['type'] === CHARGER_BINDING) {
+      problems.push(...chargerBindingProblems(kind as DeviceKind, driver).map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
+    }
     if (!result.success) return;
     const record = result.data as Parsed;
     if (record['image'] !== undefined) {
@@ -106,9 +112,13 @@ function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): 
     hvacType: kind === 'hvac' ? record['type'] : null,
     staticData: rest,
     state,
-    driver: record['driver'] ?? null,
+    driver: record['driver'] ? canonicalBinding(record['driver']) : null,
     createdAtMs: nowMs,
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 export class ImportError extends Error {

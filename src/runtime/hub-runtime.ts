@@ -1,6 +1,6 @@
 // The Runtime the API talks to: refreshes go to the runtime that drives the device (Modbus poller or
 // MQTT), new commands to the command worker, deletions to everything that holds the device.
-import type { DeviceRecord } from '../domain/device.ts';
+import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
@@ -22,9 +22,10 @@ export class HubRuntime implements Runtime {
     const { modbus, mqtt } = this.parts;
     if (modbus.handles(device)) return modbus.refresh(device);
     if (mqtt?.handles(device)) return mqtt.refresh(device);
-    // Without a binding there is nothing to read, and the stored data is the answer (decided). A
+    // Without a binding there is nothing to read, and the stored data is the answer (decided); a
+    // vehicle bound only to the charger it charges at has nothing of its own to read either. A
     // binding that no driver here runs reaches nothing: its stored data is no live read.
-    if (device.driver === null) return Promise.resolve(device);
+    if (device.driver === null || device.driver.type === CHARGER_BINDING) return Promise.resolve(device);
     const why = mqtt ? `no driver of this hub runs bindings of type "${device.driver.type}"`
       : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
     return Promise.reject(new DeviceUnreachableError(device.id, why));

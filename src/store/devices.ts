@@ -1,7 +1,7 @@
 // The devices table: static data, latest state and how each device is reached.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
-import { fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
+import { CHARGER_BINDING, fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
 
 export interface DeviceFilter {
@@ -299,7 +299,9 @@ export class DeviceRepository {
 }
 
 function addressOf(driver: DriverBinding | null): string | null {
-  if (!driver) return null;
+  // A charger binding is no address of the vehicle: other cars charge at that charger too, and
+  // deleting one must not keep the others out.
+  if (!driver || driver.type === CHARGER_BINDING) return null;
   const { type, ...settings } = driver;
   const keys = Object.keys(settings).sort();
   return `${type}:${JSON.stringify(settings, keys)}`;

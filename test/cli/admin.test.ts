@@ -97,7 +97,8 @@ test('devices remove deletes for good and fails pending commands', async (t) => 
   const store = w.open();
   t.after(() => store.close());
   store.commands.create({ id: '22222222-2222-4222-8222-222222222222', deviceId: ids.vehicle, deviceKind: 'vehicle', userId: 'u', type: 'CHARGING_STOP', payload: undefined, createdAtMs: 1, expiresAtMs: 2 });
-  assert.equal(await w.run('devices', 'remove', ids.vehicle), 0);
+  // UUIDs are case-insensitive: the id in capitals names the same device.
+  assert.equal(await w.run('devices', 'remove', ids.vehicle.toUpperCase()), 0);
   assert.match(w.out.join('\n'), /Removed vehicle .*; 1 pending command failed\./);
   assert.equal(store.devices.get(ids.vehicle), undefined);
   assert.equal(store.devices.wasDeleted(ids.vehicle), true);

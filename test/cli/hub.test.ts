@@ -76,6 +76,31 @@ test('a file with a bad record imports nothing and names each problem with its i
   assert.equal(store.devices.count(), 0);
 });
 
+test('import checks a charger binding: only on a vehicle, with the charger\'s id, kept in lower case', async (t) => {
+  const w = workspace(t);
+  const car = (driver: Record<string, unknown>) => ({ kind: 'vehicle', userId: 'u', driver, staticData: { vendor: 'MERCEDES', model: 'EQE' } });
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify([
+    { kind: 'charger', userId: 'u', driver: { type: 'charger', chargerId: ids.charger }, staticData: { vendor: 'GO_E', model: 'X' } },
+    car({ type: 'charger' }),
+    car({ type: 'charger', chargerId: 'wallbox-1' }),
+    car({ type: 'charger', chargerID: ids.charger }),
+  ]));
+  assert.equal(await w.run('import', file), 1);
+  const text = w.err.join('\n');
+  assert.match(text, /record 0: driver\.type: a charger cannot be bound to a charger: "charger" binds a vehicle with no driver of its own/);
+  assert.match(text, /record 1: driver\.chargerId: is required/);
+  assert.match(text, /record 2: driver\.chargerId: must be a UUID/);
+  assert.match(text, /record 3: driver\.chargerID: is not a known field of a charger binding/);
+  assert.match(text, /record 3: driver\.chargerId: is required/);
+
+  writeFileSync(file, JSON.stringify([{ ...car({ type: 'charger', chargerId: ids.charger.toUpperCase() }), id: ids.vehicle }]));
+  assert.equal(await w.run('import', file), 0);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.deepEqual(store.devices.get(ids.vehicle)?.driver, { type: 'charger', chargerId: ids.charger });
+});
+
 test('import refuses a file that is not JSON or not an array', async (t) => {
   const w = workspace(t);
   const file = join(w.dir, 'x.json');
@@ -102,6 +127,10 @@ test('image set stores a PNG for a vehicle and refuses other files', async (t) =
   const store = w.open();
   t.after(() => store.close());
   assert.deepEqual(store.vehicleImages.get(ids.vehicle)?.png, drawCar([10, 200, 10]));
+  // UUIDs are case-insensitive: the id in capitals names the same vehicle.
+  writeFileSync(png, drawCar([200, 10, 10]));
+  assert.equal(await w.run('image', 'set', ids.vehicle.toUpperCase(), png), 0);
+  assert.deepEqual(store.vehicleImages.get(ids.vehicle)?.png, drawCar([200, 10, 10]));
 });
 
 test('`npm run hub -- import` works as a real process and exits non-zero on a bad file', async (t) => {

@@ -1,7 +1,7 @@
 // The demo household of `npm start` with its own broker and bridges: two cars (a Tesla through
 // TeslaMate, plugged into the go-e charger and charging; a VW without a driver) and one charger. The
 // Tesla's CHARGING_STOP goes through the charger its binding names; the VW's must not stop the
-// Tesla's charging: it fails with a reason that tells the installer to set chargerId.
+// Tesla's charging: it fails with a reason that tells the installer to bind it to its charger.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import mqtt from 'mqtt';
@@ -42,7 +42,7 @@ test('demo: the Tesla\'s CHARGING_STOP is carried out by the go-e charger; the d
   };
   const vw = await submit(VW);
   assert.equal(vw.state, 'FAILED');
-  assert.match(vw.failedReason ?? '', /owner has 2 vehicles on this hub.*set the vehicle binding's chargerId/);
+  assert.match(vw.failedReason ?? '', /owner has 2 vehicles on this hub.*bind the vehicle, which has no driver, to the charger it charges at: \{"type":"charger","chargerId":/);
 
   const tesla = await submit(TESLA);
   assert.equal(tesla.state, 'EXECUTED', tesla.failedReason ?? '');

@@ -18,6 +18,7 @@ import { DeviceUnreachableError } from '../../src/runtime/live.ts';
 import type { CommandWorker } from '../../src/runtime/commands/command-worker.ts';
 import type { DeviceWatcher } from '../../src/runtime/events/device-watcher.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
+import { builtInMqttDrivers } from '../../drivers/mqtt/index.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemClock } from '../../src/domain/time.ts';
 import { MqttSession } from '../../src/runtime/mqtt/mqtt-session.ts';
@@ -110,7 +111,7 @@ test('refresh after a restart of the hub: a charger that never published is stil
   await expectDisconnected(second, SILENT);
 });
 
-test('HubRuntime: a device whose binding no driver of this hub handles is unreachable; one without a binding answers as stored', async (t) => {
+test('HubRuntime: a device whose binding no driver of this hub handles is unreachable; one without a binding, or bound only to its charger, answers as stored', async (t) => {
   const hub = createTestHub();
   const modbus = new ModbusRuntime({ store: hub.store, registry: builtInDrivers(), log: silentLogger(), clock: systemClock });
   t.after(async () => {
@@ -124,6 +125,14 @@ test('HubRuntime: a device whose binding no driver of this hub handles is unreac
   const bare = hub.store.devices.get(LIVE)!;
   assert.equal(bare.driver, null);
   assert.equal(await runtime.refresh(bare), bare, 'no binding: the stored data, as documented');
+  // A vehicle bound only to the charger it charges at has nothing of its own to read, like one without a binding.
+  const car = '6f1c2a4e-0000-4000-8000-00000000e901';
+  hub.seed([drivenRecord('vehicle', car, 'MERCEDES', { type: 'charger', chargerId: LIVE })]);
+  const bound = hub.store.devices.get(car)!;
+  // No runtime opens it, so none warns about it as an unusable binding.
+  assert.equal(modbus.handles(bound), false);
+  assert.equal(builtInMqttDrivers().has('charger'), false);
+  assert.equal(await runtime.refresh(bound), bound);
 });
 
 test('MqttSession: a device not heard since the hub began listening is never heard, but shown offline only after its silence allowance', () => {

@@ -6,7 +6,7 @@
 // crash, a PENDING command with an attempt may already have reached the device, so it fails with a
 // reason instead of being sent again; one without an attempt resumes, or fails when past its deadline.
 import type { Logger } from 'pino';
-import type { DeviceRecord } from '../../domain/device.ts';
+import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
@@ -200,18 +200,23 @@ export class CommandWorker {
   }
 
   /**
-   * The charger a vehicle is plugged into: the one its binding names, else its owner's only charger
-   * with a vehicle plugged in, but only when that vehicle can be no other: acting on a charger for
-   * the wrong car stops or starts someone else's charging. So the owner must have this one vehicle
-   * on the hub, and the vehicle must not report itself unplugged (a car can charge elsewhere).
+   * The charger a vehicle is plugged into: the one its binding names (a driver's `chargerId`, or a
+   * `charger` binding for a vehicle no driver reaches), else its owner's only charger with a vehicle
+   * plugged in, but only when that vehicle can be no other: acting on a charger for the wrong car
+   * stops or starts someone else's charging. So the owner must have this one vehicle on the hub, and
+   * the vehicle must not report itself unplugged (a car can charge elsewhere).
    */
   private chargerOf(vehicle: DeviceRecord): DeviceRecord | string {
     const named = vehicle.driver?.['chargerId'];
     if (typeof named === 'string') {
-      const charger = this.deps.store.devices.get(named);
-      return charger?.kind === 'charger' ? charger : `its charger ${named} is not on this hub`;
+      // Ids are kept in lower case, and a binding written by hand may not be.
+      const charger = this.deps.store.devices.get(named.toLowerCase());
+      return charger?.kind === 'charger' ? charger : `the charger its binding names (${named}) is not on this hub`;
     }
-    const hint = '; set the vehicle binding\'s chargerId to the charger it charges at';
+    // A vehicle without a binding cannot take a chargerId: it is bound to the charger instead.
+    const hint = vehicle.driver
+      ? `; set chargerId in the vehicle's binding (driver ${vehicle.driver.type}) to the id of the charger it charges at`
+      : `; bind the vehicle, which has no driver, to the charger it charges at: {"type":"${CHARGER_BINDING}","chargerId":"<id of the charger>"}`;
     const page = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
     const plugged = this.deps.store.devices
       .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, page)
