@@ -10,6 +10,7 @@ import { Store } from './store/store.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
 import { HSTS_HEADER } from './api/respond.ts';
+import { answerClientErrors } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
@@ -163,6 +164,7 @@ export class Daemon {
       })
       : serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port })) as Server;
     this.server = server;
+    answerClientErrors(server, log);
     // HSTS over HTTPS only (respond.ts); set before the app writes its headers, which keep it.
     if (tls) server.prependListener('request', (_request, response) => response.setHeader(...HSTS_HEADER));
     await new Promise<void>((resolve, reject) => {

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -212,4 +213,37 @@ test('a 304 for the vehicle image keeps the PNG type over the socket (the adapte
   assert.equal(again.status, 304);
   assert.equal(again.headers.get('content-type'), 'image/png');
   assert.equal(again.headers.get('etag'), first.headers.get('etag'));
+});
+
+test('a request Node\'s parser refuses (oversized headers, unknown method) still gets the error body, its id logged', async (t) => {
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { lines.push(String(chunk)); done(); } });
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-safety-'));
+  const daemon = new Daemon({ config: ConfigSchema.parse({ dataDir, http: { port: 0 }, apiKey: KEY }), log: createLogger('info', sink) });
+  await daemon.start();
+  t.after(async () => {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const { port } = new URL(daemon.url);
+  const exchange = (text: string) => new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), '127.0.0.1', () => socket.end(text));
+    const parts: Buffer[] = [];
+    socket.on('data', (c: Buffer) => parts.push(c));
+    socket.on('end', () => resolve(Buffer.concat(parts).toString()));
+    socket.on('error', reject);
+  });
+  for (const request of [
+    `GET /v1.0.0/batteries?name=${'x'.repeat(20_000)} HTTP/1.1\r\nHost: hub\r\n\r\n`,
+    'FOO /v1.0.0/batteries HTTP/1.1\r\nHost: hub\r\n\r\n',
+  ]) {
+    const answer = await exchange(request);
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.match(answer, /\r\ncontent-type: application\/json\r\n/i);
+    assert.match(answer, /\r\ncache-control: no-store\r\n/i);
+    const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+    assert.equal(body.errorCode, 'BAD_REQUEST');
+    assert.match(body.id, /^[0-9a-f-]{36}$/);
+    assert.ok(lines.some((line) => line.includes(body.id)), 'the error id is in a log line');
+  }
 });
