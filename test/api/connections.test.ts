@@ -44,7 +44,9 @@ test('the connect request validates every field, the query, and stores nothing o
     [{ ...good, redirectUrl: '/relative' }, '', ['redirectUrl']],
     [{ ...good, redirectUrl: `https://x.example/${'a'.repeat(2048)}` }, '', ['redirectUrl']],
     [{ ...good, vendor: 'TESLA' }, '', ['vendor']],
+    [{ ...good, redirectUrl: ' https://x.example/' }, '', ['redirectUrl']],
     [{ ...good, userId: '' }, '', ['userId']],
+    [{ ...good, userId: '   ' }, '', ['userId']],
     [{ ...good, userId: 'u'.repeat(51) }, '', ['userId']],
     [good, '?theme=BLUE&language=SPANISH', ['language', 'theme']],
   ];

@@ -15,6 +15,8 @@ const absoluteHttpUrl = z
   .string()
   .max(2048, 'must be at most 2048 characters long')
   .refine((value) => {
+    // The URL parser would forgive surrounding spaces; a redirect target is taken exactly as given.
+    if (value.trim() !== value) return false;
     try {
       const url = new URL(value);
       return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
@@ -27,7 +29,7 @@ schemaRegistry.add(absoluteHttpUrl, { jsonSchema: { type: 'string', format: 'uri
 export const ConnectRequest = z.object({
   redirectUrl: absoluteHttpUrl,
   vendor: oneOf(CHARGER_VENDORS),
-  userId: z.string().min(1).max(50),
+  userId: z.string().min(1, { abort: true }).max(50).refine((value) => value.trim() !== '', 'must not be blank'),
 });
 schemaRegistry.add(ConnectRequest, { id: 'ConnectRequest' });
 
