@@ -93,16 +93,17 @@ async function setCurrent(session: OcppSession, payload: unknown, signal: AbortS
  */
 async function confirmLimit(session: OcppSession, limit: number, charging: boolean, signal: AbortSignal): Promise<void> {
   const connectorId = session.mainConnector;
+  let answer: Record<string, unknown> | undefined;
   try {
-    const answer = await call(session, 'GetCompositeSchedule', { connectorId, duration: 60, chargingRateUnit: 'A' }, signal);
-    const periods = (answer['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number }[] } | undefined)?.chargingSchedulePeriod;
-    if (answer['status'] === 'Accepted' && periods?.[0] !== undefined) {
-      if (periods[0].limit <= limit + 0.05) return;
-      throw new CommandFailure(`The charger accepted the limit of ${limit} A, but its schedule still allows ${periods[0].limit} A.`);
-    }
+    answer = await call(session, 'GetCompositeSchedule', { connectorId, duration: 60, chargingRateUnit: 'A' }, signal);
   } catch (err) {
-    if (err instanceof CommandFailure || signal.aborted) throw err;
-    // NotImplemented/NotSupported: the charger cannot tell its schedule; read its offered current.
+    // NotImplemented/NotSupported: the charger cannot tell its schedule; its offered current will.
+    if (signal.aborted || !session.isConnected) throw err;
+  }
+  const periods = (answer?.['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number }[] } | undefined)?.chargingSchedulePeriod;
+  if (answer?.['status'] === 'Accepted' && periods?.[0] !== undefined) {
+    if (periods[0].limit <= limit + 0.05) return;
+    throw new CommandFailure(`The charger accepted the limit of ${limit} A, but its schedule still allows ${periods[0].limit} A.`);
   }
   if (!charging) return;
   const offered = session.waitFor((s) => s.type === 'meter' && s.reading.offeredA !== undefined && s.reading.offeredA <= limit + 0.5, signal);
