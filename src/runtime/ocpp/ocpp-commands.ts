@@ -8,6 +8,8 @@
 // A Rejected or NotSupported answer, or a CALLERROR, fails the command with the charger's words.
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Store } from '../../store/store.ts';
+import type { OcppTransaction } from '../../store/ocpp.ts';
+import type { OcppQuirks } from './quirks.ts';
 import { OcppRemoteError } from '../../transport/ocpp-endpoint.ts';
 import { abortedFailure, CommandFailure } from '../commands/executor.ts';
 import { HUB_ID_TAG } from './ocpp-handlers.ts';
@@ -23,6 +25,7 @@ const MAX_CURRENT_A = 32;
 
 export interface CommandContext {
   store: Store;
+  clock(): number;
   /** Writes what the hub now knows the charger does (the limit it confirmed). */
   confirmLimit(session: OcppSession, limitA: number): void;
 }
@@ -71,18 +74,39 @@ async function setCurrent(session: OcppSession, payload: unknown, signal: AbortS
   if (raw < MIN_CURRENT_A || raw > MAX_CURRENT_A) throw new CommandFailure(`SET_CHARGING_CURRENT: current ${raw} is outside what the charger accepts (${MIN_CURRENT_A} to ${MAX_CURRENT_A} A).`);
   const limit = Math.round(raw * 10) / 10; // the schema's multipleOf 0.1
   const running = ctx.store.ocpp.running(session.chargePointId).at(-1);
-  const schedule = { chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit }] };
-  let request: Record<string, unknown>;
-  if (session.quirks.currentLimitProfile === 'max') {
-    request = { connectorId: 0, csChargingProfiles: { chargingProfileId: HUB_PROFILE_ID, stackLevel: 0, chargingProfilePurpose: 'ChargePointMaxProfile', chargingProfileKind: 'Relative', chargingSchedule: schedule } };
-  } else if (running) {
-    request = { connectorId: running.connectorId, csChargingProfiles: { chargingProfileId: HUB_PROFILE_ID, transactionId: running.id, stackLevel: 0, chargingProfilePurpose: 'TxProfile', chargingProfileKind: 'Relative', chargingSchedule: schedule } };
-  } else {
-    request = { connectorId: 0, csChargingProfiles: { chargingProfileId: HUB_PROFILE_ID, stackLevel: 0, chargingProfilePurpose: 'TxDefaultProfile', chargingProfileKind: 'Relative', chargingSchedule: schedule } };
+  const { quirks } = session;
+  if (quirks.sparesProfileWrites && (await scheduledLimit(session, signal)) === limit) {
+    ctx.confirmLimit(session, limit);
+    return;
   }
-  await expectAccepted(session, 'SetChargingProfile', request, signal);
+  await expectAccepted(session, 'SetChargingProfile', chargingProfileRequest(quirks, limit, running, ctx.clock()), signal);
   await confirmLimit(session, limit, running !== undefined, signal);
   ctx.confirmLimit(session, limit);
+}
+
+/** SetChargingProfile.req for a limit in A, in the form the charger's definition asks for. */
+export function chargingProfileRequest(quirks: OcppQuirks, limit: number, running: OcppTransaction | undefined, nowMs: number): Record<string, unknown> {
+  const chargingSchedule: Record<string, unknown> = { chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit }] };
+  // An Absolute schedule needs its start; a second ago, so that it is in force at once.
+  if (quirks.scheduleKind === 'Absolute') chargingSchedule['startSchedule'] = new Date(Math.floor(nowMs / 1000) * 1000 - 1000).toISOString().replace('.000Z', 'Z');
+  const profile = { chargingProfileId: HUB_PROFILE_ID, stackLevel: 0, chargingProfileKind: quirks.scheduleKind, chargingSchedule };
+  if (quirks.currentLimitProfile === 'max') return { connectorId: 0, csChargingProfiles: { ...profile, chargingProfilePurpose: 'ChargePointMaxProfile' } };
+  if (quirks.currentLimitProfile === 'tx' && running) {
+    return { connectorId: running.connectorId, csChargingProfiles: { ...profile, transactionId: running.id, chargingProfilePurpose: 'TxProfile' } };
+  }
+  return { connectorId: 0, csChargingProfiles: { ...profile, chargingProfilePurpose: 'TxDefaultProfile' } };
+}
+
+/** The limit at the start of the charger's composite schedule, or undefined when it cannot tell. */
+async function scheduledLimit(session: OcppSession, signal: AbortSignal): Promise<number | undefined> {
+  try {
+    const answer = await call(session, 'GetCompositeSchedule', { connectorId: session.mainConnector, duration: 60, chargingRateUnit: 'A' }, signal);
+    const periods = (answer['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number }[] } | undefined)?.chargingSchedulePeriod;
+    return answer['status'] === 'Accepted' ? periods?.[0]?.limit : undefined;
+  } catch (err) {
+    if (signal.aborted || !session.isConnected) throw err;
+    return undefined; // NotImplemented/NotSupported
+  }
 }
 
 /**
@@ -92,19 +116,12 @@ async function setCurrent(session: OcppSession, payload: unknown, signal: AbortS
  * charging is taken at its word (its Accepted): there is nothing else to read.
  */
 async function confirmLimit(session: OcppSession, limit: number, charging: boolean, signal: AbortSignal): Promise<void> {
+  const scheduled = await scheduledLimit(session, signal);
+  if (scheduled !== undefined) {
+    if (scheduled <= limit + 0.05) return;
+    throw new CommandFailure(`The charger accepted the limit of ${limit} A, but its schedule still allows ${scheduled} A.`);
+  }
   const connectorId = session.mainConnector;
-  let answer: Record<string, unknown> | undefined;
-  try {
-    answer = await call(session, 'GetCompositeSchedule', { connectorId, duration: 60, chargingRateUnit: 'A' }, signal);
-  } catch (err) {
-    // NotImplemented/NotSupported: the charger cannot tell its schedule; its offered current will.
-    if (signal.aborted || !session.isConnected) throw err;
-  }
-  const periods = (answer?.['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number }[] } | undefined)?.chargingSchedulePeriod;
-  if (answer?.['status'] === 'Accepted' && periods?.[0] !== undefined) {
-    if (periods[0].limit <= limit + 0.05) return;
-    throw new CommandFailure(`The charger accepted the limit of ${limit} A, but its schedule still allows ${periods[0].limit} A.`);
-  }
   if (!charging) return;
   const offered = session.waitFor((s) => s.type === 'meter' && s.reading.offeredA !== undefined && s.reading.offeredA <= limit + 0.5, signal);
   offered.catch(() => {});

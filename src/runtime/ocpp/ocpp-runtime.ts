@@ -91,7 +91,15 @@ export class OcppRuntime implements CommandExecutor {
       this.deps.store.sync(); // a charger imported by the CLI a moment ago is known
       const credential = this.deps.store.ocpp.credential(identity);
       // An unknown identity costs what a wrong password costs, and is answered the same.
-      const matches = await verifyPassword(password ?? Buffer.alloc(0), credential?.passwordHash ?? unknownIdentityHash());
+      const hash = credential?.passwordHash ?? unknownIdentityHash();
+      let matches = await verifyPassword(password ?? Buffer.alloc(0), hash);
+      // The OCPP 1.6 security whitepaper makes the AuthorizationKey a hexadecimal text of the
+      // password's bytes, and chargers that follow it (Zaptec by default: its configuration key
+      // UseAuthorizationKeyWithoutDecoding is false) send the decoded bytes: 16 bytes for the
+      // hub's 32 hexadecimal digits. Those bytes, written in hexadecimal again, are the password.
+      if (!matches && password !== undefined && password.length >= 8 && password.length <= 20 && !isPrintableAscii(password)) {
+        matches = await verifyPassword(password.toString('hex'), hash);
+      }
       if (credential && password !== undefined && matches) return { accept: true };
       this.deps.failures.count(remoteAddress, this.deps.clock.now());
       this.log.info({ chargePointId: identity, remoteAddress, known: credential !== undefined }, 'ocpp: charger refused: unknown charge point id or wrong password');
@@ -115,6 +123,7 @@ export class OcppRuntime implements CommandExecutor {
     if (!session) throw new CommandFailure('The charger\'s OCPP binding is not usable.');
     await runOcppCommand(session, type, payload, signal, {
       store: this.deps.store,
+      clock: () => this.deps.clock.now(),
       confirmLimit: (s, limitA) => {
         this.writer.reportValues(s.device.id, { ...s.values(), chargeCurrentMax: limitA }, [], this.deps.clock.now());
         this.writer.flush();
@@ -245,4 +254,8 @@ export class OcppRuntime implements CommandExecutor {
       }
     }
   }
+}
+
+function isPrintableAscii(bytes: Buffer): boolean {
+  return bytes.every((b) => b >= 0x21 && b <= 0x7e);
 }

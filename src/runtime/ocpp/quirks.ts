@@ -19,10 +19,17 @@ export interface OcppQuirks {
   faultOnErrorCode: boolean;
   /**
    * How SET_CHARGING_CURRENT's limit is sent: `tx` a TxProfile for the running transaction, else a
-   * TxDefaultProfile on connector 0 (the standard's way); `max` a ChargePointMaxProfile on
-   * connector 0 (for chargers that honour only that one).
+   * TxDefaultProfile on connector 0 (the standard's way); `default` always a TxDefaultProfile on
+   * connector 0 (for chargers without TxProfile); `max` a ChargePointMaxProfile on connector 0.
    */
-  currentLimitProfile: 'tx' | 'max';
+  currentLimitProfile: 'tx' | 'default' | 'max';
+  /** `Relative` (starts with the transaction) or `Absolute` (starts now) schedules. */
+  scheduleKind: 'Relative' | 'Absolute';
+  /**
+   * The charger stores every profile in flash that wears: a limit its schedule shows already is
+   * not written again (asked with GetCompositeSchedule first).
+   */
+  sparesProfileWrites: boolean;
   /** The connector the hub starts a transaction on. */
   connectorId: number;
 }
@@ -40,6 +47,8 @@ export const GENERIC_OCPP_QUIRKS: OcppQuirks = {
   ],
   faultOnErrorCode: false,
   currentLimitProfile: 'tx',
+  scheduleKind: 'Relative',
+  sparesProfileWrites: false,
   connectorId: 1,
 };
 

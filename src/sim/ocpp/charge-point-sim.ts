@@ -11,7 +11,8 @@ export interface ChargePointSimOptions {
   /** ws(s)://host:port/ocpp (the identity is appended). */
   endpoint: string;
   identity: string;
-  password?: string;
+  /** Text, or the bytes a charger decodes from a hexadecimal AuthorizationKey. */
+  password?: string | Buffer;
   vendor?: string;
   model?: string;
   /** The WebSocket subprotocols it offers (default ocpp1.6). */
@@ -20,6 +21,8 @@ export interface ChargePointSimOptions {
   answers?: Partial<Record<'RemoteStartTransaction' | 'RemoteStopTransaction' | 'SetChargingProfile' | 'TriggerMessage' | 'ChangeConfiguration', string>>;
   /** Actions it answers NotImplemented (a charger without smart charging, say). */
   notImplemented?: string[];
+  /** The charging profiles it takes (Easee: TxDefaultProfile and ChargePointMaxProfile, Absolute only); others are Rejected. */
+  profiles?: { purposes: string[]; kinds: string[] };
   /** The most current it can offer, in A. */
   maxCurrentA?: number;
   /** Extra TLS options (a CA for wss). */
@@ -78,9 +81,11 @@ export class ChargePointSim {
       return { status };
     });
     handle('SetChargingProfile', (p) => {
-      const status = this.options.answers?.SetChargingProfile ?? 'Accepted';
+      const profile = p['csChargingProfiles'] as { chargingProfilePurpose: string; chargingProfileKind: string; chargingSchedule: { chargingSchedulePeriod: { limit: number }[] } };
+      const allowed = !this.options.profiles
+        || (this.options.profiles.purposes.includes(profile.chargingProfilePurpose) && this.options.profiles.kinds.includes(profile.chargingProfileKind));
+      const status = this.options.answers?.SetChargingProfile ?? (allowed ? 'Accepted' : 'Rejected');
       if (status === 'Accepted') {
-        const profile = p['csChargingProfiles'] as { chargingSchedule: { chargingSchedulePeriod: { limit: number }[] } };
         this.limitA = Math.min(this.options.maxCurrentA ?? 16, profile.chargingSchedule.chargingSchedulePeriod[0]!.limit);
       }
       return { status };
