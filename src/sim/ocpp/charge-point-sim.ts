@@ -45,6 +45,8 @@ export class ChargePointSim {
   readonly received: { action: string; payload: Record<string, unknown> }[] = [];
   /** Transaction messages waiting for a connection. */
   readonly queue: Queued[] = [];
+  /** `silent`: it accepts remote start/stop but does nothing (a charger that hangs). */
+  readonly faults = { silent: false };
 
   constructor(private readonly options: ChargePointSimOptions) {
     this.limitA = options.maxCurrentA ?? 16;
@@ -72,12 +74,12 @@ export class ChargePointSim {
     };
     handle('RemoteStartTransaction', (p) => {
       const status = this.options.answers?.RemoteStartTransaction ?? (this.transactionId === undefined ? 'Accepted' : 'Rejected');
-      if (status === 'Accepted') setImmediate(() => void this.startTransaction(String(p['idTag'])));
+      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.startTransaction(String(p['idTag'])));
       return { status };
     });
     handle('RemoteStopTransaction', (p) => {
       const status = this.options.answers?.RemoteStopTransaction ?? (p['transactionId'] === this.transactionId ? 'Accepted' : 'Rejected');
-      if (status === 'Accepted') setImmediate(() => void this.stopTransaction('Remote'));
+      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.stopTransaction('Remote'));
       return { status };
     });
     handle('SetChargingProfile', (p) => {
