@@ -15,6 +15,7 @@
 //      memory and CPU per request; tsx's loader costs start-up time and memory no gateway pays
 //   6. the figures of bench/modbus.ts, when that module exists
 //   7. command latency over MQTT and Modbus and event throughput (bench/commands.ts)
+//   8. OCPP: command submission to the charger's Accepted, RSS with 50 idle chargers (bench/ocpp.ts)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
@@ -243,6 +244,20 @@ async function main(): Promise<number> {
       }
     } catch (err) {
       notes.push(`bench/commands.ts failed: ${(err as Error).message}`);
+      exitCode = 1;
+    }
+    // ---- 8. OCPP chargers: command latency and the memory of idle connections (bench/ocpp.ts) ----
+    log('running bench/ocpp.ts');
+    try {
+      const { benchOcpp } = (await import(pathToFileURL(join(ROOT, 'bench', 'ocpp.ts')).href)) as { benchOcpp: () => Promise<Record<string, number | string>> };
+      const ocpp = await benchOcpp();
+      details['ocpp'] = ocpp;
+      for (const [name, value] of Object.entries(ocpp)) {
+        const target = /beyond the simulator/.test(name) && typeof value === 'number' ? { text: '< 20 ms', pass: value < 20 } : undefined;
+        report(`ocpp: ${name}`, value, '', target);
+      }
+    } catch (err) {
+      notes.push(`bench/ocpp.ts failed: ${(err as Error).message}`);
       exitCode = 1;
     }
   } catch (err) {

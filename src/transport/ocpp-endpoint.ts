@@ -10,6 +10,7 @@
 // ocpp-rpc, and the 1.7 MB of schemas it reads, is loaded on the first OCPP upgrade: a hub without
 // OCPP chargers does not pay for it.
 import { EventEmitter } from 'node:events';
+import Module, { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.ts';
@@ -144,7 +145,7 @@ export class OcppEndpoint extends EventEmitter {
 
   private serverReady(): Promise<RpcServer> {
     if (this.server) return Promise.resolve(this.server);
-    this.loading ??= import('ocpp-rpc').then((module) => (module.default ?? module) as unknown as RpcModule);
+    this.loading ??= Promise.resolve().then(loadOcppRpc);
     return this.loading.then((rpc) => {
       if (this.server) return this.server;
       this.rpc = rpc;
@@ -242,6 +243,31 @@ class Connection implements OcppConnection {
   async close(reason = 'Closed by the central system'): Promise<void> {
     await this.client.close({ code: 1000, reason }).catch(() => {});
   }
+}
+
+/**
+ * Loads ocpp-rpc with the OCPP 1.6 schemas only. As shipped, loading it builds validators for OCPP
+ * 1.6, 2.0.1 and 2.1 (1.7 MB of schemas, about 13 MB of RSS measured for the two the hub never
+ * speaks): its list of standard validators (lib/standard-validators.js) is put in the module cache
+ * first, holding the 1.6 validator built by the library's own createValidator from its own schema
+ * file. Should the package's layout change, it is loaded as shipped.
+ */
+function loadOcppRpc(): RpcModule {
+  const require = createRequire(import.meta.url);
+  try {
+    const listPath = require.resolve('ocpp-rpc/lib/standard-validators.js');
+    if (!require.cache[listPath]) {
+      const { createValidator } = require('ocpp-rpc/lib/validator.js') as { createValidator(protocol: string, schema: unknown): unknown };
+      const list = new Module(listPath);
+      list.filename = listPath;
+      list.loaded = true;
+      list.exports = [createValidator(OCPP_SUBPROTOCOL, require('ocpp-rpc/lib/schemas/ocpp1_6.json'))];
+      require.cache[listPath] = list;
+    }
+  } catch {
+    // another layout: the library as shipped
+  }
+  return require('ocpp-rpc') as RpcModule;
 }
 
 /**

@@ -2,6 +2,7 @@
 // counted per client address, like bad API keys), keeps one session per charger, writes what they
 // report (batched, like the other runtimes; online/offline at once), answers refreshes from the live
 // connection and carries out their commands.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DeviceRecord } from '../../domain/device.ts';
 import { isOcppBinding } from '../../domain/ocpp-binding.ts';
 import { unknownIdentityHash, verifyPassword } from '../../domain/ocpp-password.ts';
@@ -52,6 +53,13 @@ export class OcppRuntime implements CommandExecutor {
   private readonly log: Logger;
   /** Password checks run one at a time: each costs scrypt's memory, and a gateway has little. */
   private verifying: Promise<unknown> = Promise.resolve();
+  /**
+   * Passwords that passed scrypt, by charge point id, as an HMAC under a key of this process only
+   * (never stored): a reconnection costs a hash, not a scrypt. Tied to the stored hash, so a new
+   * password (an import, the configuration file) is checked afresh.
+   */
+  private readonly verified = new Map<string, { hash: string; digest: Buffer }>();
+  private readonly memoKey = randomBytes(32);
 
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
@@ -92,6 +100,9 @@ export class OcppRuntime implements CommandExecutor {
       const credential = this.deps.store.ocpp.credential(identity);
       // An unknown identity costs what a wrong password costs, and is answered the same.
       const hash = credential?.passwordHash ?? unknownIdentityHash();
+      // A charger reconnecting with the password that let it in before is known without scrypt.
+      const seen = credential && password !== undefined ? this.verified.get(identity) : undefined;
+      if (seen && seen.hash === hash && timingSafeEqual(seen.digest, this.digest(password!))) return { accept: true };
       let matches = await verifyPassword(password ?? Buffer.alloc(0), hash);
       // The OCPP 1.6 security whitepaper makes the AuthorizationKey a hexadecimal text of the
       // password's bytes, and chargers that follow it (Zaptec by default: its configuration key
@@ -100,13 +111,20 @@ export class OcppRuntime implements CommandExecutor {
       if (!matches && password !== undefined && password.length >= 8 && password.length <= 20 && !isPrintableAscii(password)) {
         matches = await verifyPassword(password.toString('hex'), hash);
       }
-      if (credential && password !== undefined && matches) return { accept: true };
+      if (credential && password !== undefined && matches) {
+        this.verified.set(identity, { hash, digest: this.digest(password) });
+        return { accept: true };
+      }
       this.deps.failures.count(remoteAddress, this.deps.clock.now());
       this.log.info({ chargePointId: identity, remoteAddress, known: credential !== undefined }, 'ocpp: charger refused: unknown charge point id or wrong password');
       return { accept: false, status: 401, reason: 'Unknown charge point or wrong password' };
     });
     this.verifying = check.catch(() => {});
     return check;
+  }
+
+  private digest(password: Buffer): Buffer {
+    return createHmac('sha256', this.memoKey).update(password).digest();
   }
 
   supportedCommands(device: DeviceRecord): readonly CommandType[] {

@@ -74,12 +74,12 @@ export class ChargePointSim {
     };
     handle('RemoteStartTransaction', (p) => {
       const status = this.options.answers?.RemoteStartTransaction ?? (this.transactionId === undefined ? 'Accepted' : 'Rejected');
-      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.startTransaction(String(p['idTag'])));
+      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.startTransaction(String(p['idTag'])).catch(() => {}));
       return { status };
     });
     handle('RemoteStopTransaction', (p) => {
       const status = this.options.answers?.RemoteStopTransaction ?? (p['transactionId'] === this.transactionId ? 'Accepted' : 'Rejected');
-      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.stopTransaction('Remote'));
+      if (status === 'Accepted' && !this.faults.silent) setImmediate(() => void this.stopTransaction('Remote').catch(() => {}));
       return { status };
     });
     handle('SetChargingProfile', (p) => {
