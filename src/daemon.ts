@@ -37,6 +37,8 @@ import { AuthFailures } from './runtime/auth-failures.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
+import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './api/pairing/ocpp-prober.ts';
+import { combinedProber, type ChargerProber } from './api/pairing/prober.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -156,8 +158,19 @@ export class Daemon {
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
-    // Chargers are paired over the broker: the page tells the user which broker to point them at.
-    if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url));
+    // Chargers are paired over the broker (the page tells the user which broker to point them at)
+    // and over OCPP, when chargers on the home network can reach the hub (not on loopback only).
+    const probers: ChargerProber[] = [];
+    if (this.mqtt && config.mqtt) probers.push(new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url)));
+    const ocppUrl = () => {
+      const listening = this.url ? new URL(this.url) : undefined;
+      return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
+    };
+    if (ocppAddressForDevices(config.http.publicUrl ?? '', config.http.host, config.http.port, Boolean(config.http.tls)) !== undefined) {
+      probers.push(new OcppChargerProber(this.ocpp, store, () => ocppUrl() ?? ''));
+      for (const vendor of OCPP_PAIRABLE_VENDORS) this.vendors.registerVendor('chargers', vendor);
+    }
+    if (probers.length > 0) deps.pairing = combinedProber(probers);
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
     watchModbus(this.modbus, this.metrics, this.health, () => clock.now());

@@ -8,6 +8,7 @@ import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
+import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
 export class Store {
   readonly devices: DeviceRepository;
@@ -90,6 +91,12 @@ export class Store {
     return this.db.transaction(() => {
       if (!this.connectSessions.consume(token, nowMs)) return false;
       device.staticData = stampedStaticData(device, undefined, nowMs);
+      // An OCPP charger's password goes into its credentials as a hash, never into the binding.
+      if (device.driver?.type === OCPP_BINDING && typeof device.driver['password'] === 'string') {
+        const split = splitOcppBinding(device.driver);
+        device.driver = split.binding;
+        this.ocpp.setCredential({ chargePointId: String(split.binding['chargePointId']), deviceId: device.id, passwordHash: split.passwordHash }, nowMs);
+      }
       this.devices.save([device]);
       return true;
     })();

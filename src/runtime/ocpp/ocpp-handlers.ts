@@ -30,7 +30,8 @@ export function attachHandlers(session: OcppSession, connection: OcppConnection,
     session.quirks = quirksFor(ctx.definitions, vendor);
     session.log.info({ chargePointVendor: vendor, model: p['chargePointModel'], serial: p['chargePointSerialNumber'],
       firmware: p['firmwareVersion'], quirks: session.quirks.name }, 'ocpp: charger booted');
-    saveModel(ctx, session, String(p['chargePointModel']));
+    session.model = String(p['chargePointModel']);
+    saveModel(ctx, session, session.model);
     setImmediate(() => ctx.booted(session)); // after the answer is on its way: the charger configures once accepted
     return { status: 'Accepted', currentTime: now(), interval: session.quirks.heartbeatIntervalS };
   });

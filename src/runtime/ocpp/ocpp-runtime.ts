@@ -20,6 +20,7 @@ import { StateWriter } from '../state-writer.ts';
 import { attachHandlers } from './ocpp-handlers.ts';
 import { OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
+import { OcppPairing } from './ocpp-pairing.ts';
 import type { OcppQuirks } from './quirks.ts';
 
 export interface OcppRuntimeSettings {
@@ -60,11 +61,16 @@ export class OcppRuntime implements CommandExecutor {
    */
   private readonly verified = new Map<string, { hash: string; digest: Buffer }>();
   private readonly memoKey = randomBytes(32);
+  /** Chargers being paired from the pairing page (let in by the password it shows). */
+  private readonly pairing: OcppPairing;
+  /** Identities just let in for pairing, until their connection arrives, with the password they used. */
+  private readonly letInForPairing = new Map<string, Buffer>();
 
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'ocpp' });
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+    this.pairing = new OcppPairing(() => deps.clock.now());
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));
     deps.endpoint.on('disconnect', (connection: OcppConnection) => this.disconnected(connection));
   }
@@ -113,6 +119,11 @@ export class OcppRuntime implements CommandExecutor {
       }
       if (credential && password !== undefined && matches) {
         this.verified.set(identity, { hash, digest: this.digest(password) });
+        return { accept: true };
+      }
+      // A new charger with the password a pairing page shows: let in as a draft until it is added.
+      if (!credential && password !== undefined && this.pairing.accepts(password)) {
+        this.letInForPairing.set(identity, password);
         return { accept: true };
       }
       this.deps.failures.count(remoteAddress, this.deps.clock.now());
@@ -209,6 +220,14 @@ export class OcppRuntime implements CommandExecutor {
 
   private open(device: DeviceRecord): OcppSession {
     const session = new OcppSession(device, this.log.child({ device: device.id, chargePointId: device.driver!['chargePointId'] }));
+    // A charger just paired: what it told while it was a draft is its state.
+    const draft = this.pairing.take(session.chargePointId);
+    if (draft) {
+      for (const [connectorId, status] of draft.connectors) session.connectors.set(connectorId, status);
+      session.reading = draft.reading;
+      session.quirks = draft.quirks;
+      session.model = draft.model;
+    }
     this.sessions.set(device.id, session);
     this.byChargePoint.set(session.chargePointId, session);
     this.writer.track(device);
@@ -226,10 +245,45 @@ export class OcppRuntime implements CommandExecutor {
       session = this.byChargePoint.get(connection.identity);
     }
     if (!session) {
-      void connection.close('No charger of this hub has this charge point id');
+      const password = this.letInForPairing.get(connection.identity);
+      this.letInForPairing.delete(connection.identity);
+      if (password) this.adoptDraft(connection, password);
+      else void connection.close('No charger of this hub has this charge point id');
       return;
     }
     this.adopt(session, connection);
+  }
+
+  /** A password for the pairing page: new chargers presenting it are let in (PAIRING_WINDOW_MS). */
+  expectPairing(password: string): void {
+    this.pairing.expect(password);
+  }
+
+  /** Resolves with the charger being paired once it has connected with this id and password and booted. */
+  awaitPairing(chargePointId: string, password: string, signal: AbortSignal): Promise<OcppSession> {
+    this.pairing.expect(password); // the user may have changed the shown password before submitting
+    return this.pairing.waitFor(chargePointId, password, signal);
+  }
+
+  /** A charger being paired: heard (boot, status) before its device exists. */
+  private adoptDraft(connection: OcppConnection, password: Buffer): void {
+    const draft: DeviceRecord = {
+      id: `pairing:${connection.identity}`, kind: 'charger', userId: '', vendor: '', name: null, model: null, isOnline: true,
+      lastUpdatedMs: null, locationId: null, hvacType: null, staticData: {}, state: null,
+      driver: { type: 'ocpp', chargePointId: connection.identity }, createdAtMs: 0,
+    };
+    const session = new OcppSession(draft, this.log.child({ pairing: connection.identity }));
+    session.connection = connection;
+    this.pairing.add(session, password);
+    attachHandlers(session, connection, {
+      store: this.deps.store, clock: this.deps.clock, definitions: this.deps.definitions,
+      report: () => {},
+      booted: (s) => {
+        this.pairing.markBooted(s);
+        void this.configure(s);
+      },
+    });
+    session.log.info({ remoteAddress: connection.remoteAddress }, 'ocpp: charger connected for pairing');
   }
 
   private adopt(session: OcppSession, connection: OcppConnection): void {
@@ -251,7 +305,10 @@ export class OcppRuntime implements CommandExecutor {
   private disconnected(connection: OcppConnection): void {
     const session = this.byChargePoint.get(connection.identity);
     // A connection replaced by a newer one of the same charger says nothing about the charger.
-    if (!session || session.connection !== connection) return;
+    if (!session || session.connection !== connection) {
+      this.letInForPairing.delete(connection.identity);
+      return;
+    }
     session.connection = undefined;
     session.signal({ type: 'closed' });
     session.log.info('ocpp: charger disconnected');

@@ -24,6 +24,8 @@ export class OcppSession {
   readonly connectors = new Map<number, ConnectorStatus>();
   /** The latest meter reading, merged across messages (a charger may report measurands apart). */
   reading: MeterReading = {};
+  /** The model its BootNotification named. */
+  model: string | undefined;
   /** The connector of the running transaction, when one runs. */
   busyConnector: number | undefined;
   private readonly signals = new EventEmitter();
