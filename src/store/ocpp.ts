@@ -22,14 +22,7 @@ export interface OcppTransaction {
   stopReason: string | null;
 }
 
-export interface NewTransaction {
-  chargePointId: string;
-  deviceId: string;
-  connectorId: number;
-  idTag: string;
-  meterStartWh: number;
-  startedAtMs: number;
-}
+export type NewTransaction = Pick<OcppTransaction, 'chargePointId' | 'deviceId' | 'connectorId' | 'idTag' | 'meterStartWh' | 'startedAtMs'>;
 
 interface TransactionRow {
   id: number;

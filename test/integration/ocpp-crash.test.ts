@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHubProcess } from '../support/process.ts';
+import { startHubProcess, until } from '../support/process.ts';
 import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import { ChargePointSim } from '../../src/sim/ocpp/charge-point-sim.ts';
@@ -17,17 +17,6 @@ import { ocppCharger, PASSWORD } from '../support/ocpp-hub.ts';
 const KEY = 'ocpp-crash-test-key-0123456789abcdef';
 const CHARGER = '0c000000-0000-4000-8000-00000000c0c1';
 const VEHICLE = '0c000000-0000-4000-8000-00000000e0c1';
-
-/** Polls what the hub shows (over its API) until `probe` gives a value; no fixed sleeps. */
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');

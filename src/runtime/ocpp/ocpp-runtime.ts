@@ -13,7 +13,7 @@ import type { Store } from '../../store/store.ts';
 import type { HandshakeVerdict, OcppConnection, OcppEndpoint } from '../../transport/ocpp-endpoint.ts';
 import type { AuthFailures } from '../auth-failures.ts';
 import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
-import { syncSessions } from '../driven-sync.ts';
+import { sessionTable, syncSessions } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
@@ -200,13 +200,9 @@ export class OcppRuntime implements CommandExecutor {
 
   /** Picks up chargers added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
-    syncSessions(this.deps.store.devices.driven(), {
-      handles: (device) => this.handles(device),
-      bindingOf: (id) => this.sessions.get(id)?.device.driver,
-      ids: () => this.sessions.keys(),
-      open: (device) => this.open(device),
-      remove: (id) => this.remove(id),
-    });
+    syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, {
+      handles: (device) => this.handles(device), open: (device) => this.open(device), remove: (id) => this.remove(id),
+    }));
   }
 
   /** The session of a charge point id (tests, pairing). */
