@@ -68,7 +68,7 @@ export interface OcppConnection {
 interface RpcClient extends EventEmitter {
   identity: string;
   state: number;
-  handshake: { remoteAddress: string | undefined };
+  handshake: { remoteAddress: string | undefined; request: IncomingMessage };
   call(method: string, params: unknown, options?: { signal?: AbortSignal; callTimeoutMs?: number }): Promise<unknown>;
   handle(method: string, handler: (call: { params: unknown }) => Promise<unknown>): void;
   close(options?: { code?: number; reason?: string; force?: boolean }): Promise<unknown>;
@@ -85,6 +85,8 @@ interface RpcModule {
 }
 
 const OPEN = 1;
+/** How long a charger has to answer the hub's closing handshake. */
+const CLOSE_GRACE_MS = 2000;
 
 /**
  * Emits 'connection' (OcppConnection) for every accepted charger, before any of its messages is
@@ -134,7 +136,7 @@ export class OcppEndpoint extends EventEmitter {
     return true;
   }
 
-  /** Closes every connection; further upgrades are refused. */
+  /** Closes every connection (each within Connection.close's grace); further upgrades are refused. */
   async stop(): Promise<void> {
     this.stopped = true;
     const closing = [...this.live.values()].map((c) => c.close('The central system is stopping'));
@@ -240,8 +242,15 @@ class Connection implements OcppConnection {
     });
   }
 
+  /**
+   * A closing handshake; a charger that does not answer it within CLOSE_GRACE_MS (a dead network, a
+   * replaced connection) has its socket cut, rather than holding the hub's stop for the WebSocket
+   * library's 30 s.
+   */
   async close(reason = 'Closed by the central system'): Promise<void> {
+    const cut = setTimeout(() => this.client.handshake.request.socket.destroy(), CLOSE_GRACE_MS);
     await this.client.close({ code: 1000, reason }).catch(() => {});
+    clearTimeout(cut);
   }
 }
 

@@ -136,3 +136,15 @@ test('security profile 2: the same Basic auth over TLS with the hub\'s certifica
   await sim.connect();
   await hub.online(CHARGER, true);
 });
+
+test('the hub stops promptly even when a charger no longer answers the closing handshake', async (t) => {
+  const hub = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP-001')]);
+  const sim = hub.sim('ZAP-001');
+  await sim.connect();
+  await hub.online(CHARGER, true);
+  // The charger's side stops reading: the hub's close frame is never answered.
+  (sim.client as unknown as { _ws: { _socket: { pause(): void } } })._ws._socket.pause();
+  const started = performance.now();
+  await hub.daemon.stop(); // the hub alone: the simulator is closed only by the test's teardown
+  assert.ok(performance.now() - started < 5000, `stopped in ${Math.round(performance.now() - started)} ms`);
+});
