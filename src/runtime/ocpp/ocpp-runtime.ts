@@ -1,11 +1,8 @@
-// Drives every charger bound over OCPP: authenticates chargers in the endpoint's handshake (failures
-// counted per client address, like bad API keys), keeps one session per charger, writes what they
+// Drives every charger bound over OCPP: decides the endpoint's handshakes (ocpp-auth.ts), keeps one session per charger, writes what they
 // report (batched, like the other runtimes; online/offline at once), answers refreshes from the live
 // connection and carries out their commands.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { DeviceRecord } from '../../domain/device.ts';
 import { isOcppBinding } from '../../domain/ocpp-binding.ts';
-import { unknownIdentityHash, verifyPassword } from '../../domain/ocpp-password.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
@@ -21,6 +18,7 @@ import { attachHandlers } from './ocpp-handlers.ts';
 import { OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
+import { OcppAuthenticator } from './ocpp-auth.ts';
 import type { OcppQuirks } from './quirks.ts';
 
 export interface OcppRuntimeSettings {
@@ -52,25 +50,16 @@ export class OcppRuntime implements CommandExecutor {
   private readonly byChargePoint = new Map<string, OcppSession>();
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
-  /** Password checks run one at a time: each costs scrypt's memory, and a gateway has little. */
-  private verifying: Promise<unknown> = Promise.resolve();
-  /**
-   * Passwords that passed scrypt, by charge point id, as an HMAC under a key of this process only
-   * (never stored): a reconnection costs a hash, not a scrypt. Tied to the stored hash, so a new
-   * password (an import, the configuration file) is checked afresh.
-   */
-  private readonly verified = new Map<string, { hash: string; digest: Buffer }>();
-  private readonly memoKey = randomBytes(32);
   /** Chargers being paired from the pairing page (let in by the password it shows). */
   private readonly pairing: OcppPairing;
-  /** Identities just let in for pairing, until their connection arrives, with the password they used. */
-  private readonly letInForPairing = new Map<string, Buffer>();
+  private readonly auth: OcppAuthenticator;
 
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'ocpp' });
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
     this.pairing = new OcppPairing(() => deps.clock.now());
+    this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, clock: deps.clock, log: this.log, pairing: this.pairing });
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));
     deps.endpoint.on('disconnect', (connection: OcppConnection) => this.disconnected(connection));
   }
@@ -95,47 +84,9 @@ export class OcppRuntime implements CommandExecutor {
     this.byChargePoint.clear();
   }
 
-  /** Decides an OCPP handshake: a known charge point with its password, from an address not over its failure limit. */
+  /** Decides an OCPP handshake (see OcppAuthenticator). */
   authenticate(identity: string, password: Buffer | undefined, remoteAddress: string): Promise<HandshakeVerdict> {
-    const check = this.verifying.then(async (): Promise<HandshakeVerdict> => {
-      const now = this.deps.clock.now();
-      if (this.deps.failures.retryAfterSeconds(remoteAddress, now) > 0) {
-        return { accept: false, status: 429, reason: 'Too many failed authentication attempts' };
-      }
-      this.deps.store.sync(); // a charger imported by the CLI a moment ago is known
-      const credential = this.deps.store.ocpp.credential(identity);
-      // An unknown identity costs what a wrong password costs, and is answered the same.
-      const hash = credential?.passwordHash ?? unknownIdentityHash();
-      // A charger reconnecting with the password that let it in before is known without scrypt.
-      const seen = credential && password !== undefined ? this.verified.get(identity) : undefined;
-      if (seen && seen.hash === hash && timingSafeEqual(seen.digest, this.digest(password!))) return { accept: true };
-      let matches = await verifyPassword(password ?? Buffer.alloc(0), hash);
-      // The OCPP 1.6 security whitepaper makes the AuthorizationKey a hexadecimal text of the
-      // password's bytes, and chargers that follow it (Zaptec by default: its configuration key
-      // UseAuthorizationKeyWithoutDecoding is false) send the decoded bytes: 16 bytes for the
-      // hub's 32 hexadecimal digits. Those bytes, written in hexadecimal again, are the password.
-      if (!matches && password !== undefined && password.length >= 8 && password.length <= 20 && !isPrintableAscii(password)) {
-        matches = await verifyPassword(password.toString('hex'), hash);
-      }
-      if (credential && password !== undefined && matches) {
-        this.verified.set(identity, { hash, digest: this.digest(password) });
-        return { accept: true };
-      }
-      // A new charger with the password a pairing page shows: let in as a draft until it is added.
-      if (!credential && password !== undefined && this.pairing.accepts(password)) {
-        this.letInForPairing.set(identity, password);
-        return { accept: true };
-      }
-      this.deps.failures.count(remoteAddress, this.deps.clock.now());
-      this.log.info({ chargePointId: identity, remoteAddress, known: credential !== undefined }, 'ocpp: charger refused: unknown charge point id or wrong password');
-      return { accept: false, status: 401, reason: 'Unknown charge point or wrong password' };
-    });
-    this.verifying = check.catch(() => {});
-    return check;
-  }
-
-  private digest(password: Buffer): Buffer {
-    return createHmac('sha256', this.memoKey).update(password).digest();
+    return this.auth.authenticate(identity, password, remoteAddress);
   }
 
   supportedCommands(device: DeviceRecord): readonly CommandType[] {
@@ -241,8 +192,7 @@ export class OcppRuntime implements CommandExecutor {
       session = this.byChargePoint.get(connection.identity);
     }
     if (!session) {
-      const password = this.letInForPairing.get(connection.identity);
-      this.letInForPairing.delete(connection.identity);
+      const password = this.auth.takeLetIn(connection.identity);
       if (password) this.adoptDraft(connection, password);
       else void connection.close('No charger of this hub has this charge point id');
       return;
@@ -302,7 +252,7 @@ export class OcppRuntime implements CommandExecutor {
     const session = this.byChargePoint.get(connection.identity);
     // A connection replaced by a newer one of the same charger says nothing about the charger.
     if (!session || session.connection !== connection) {
-      this.letInForPairing.delete(connection.identity);
+      this.auth.takeLetIn(connection.identity);
       return;
     }
     session.connection = undefined;
@@ -325,8 +275,4 @@ export class OcppRuntime implements CommandExecutor {
       }
     }
   }
-}
-
-function isPrintableAscii(bytes: Buffer): boolean {
-  return bytes.every((b) => b >= 0x21 && b <= 0x7e);
 }
