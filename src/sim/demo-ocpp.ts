@@ -26,12 +26,12 @@ export function demoOcpp(): DemoOcpp {
   return {
     binding: { type: 'ocpp', chargePointId: DEMO_CHARGE_POINT_ID, password, idTags: [DEMO_ID_TAG] },
     connect: async (hubUrl) => {
-      sim = new ChargePointSim({ endpoint: `${hubUrl.replace(/^http/, 'ws')}/ocpp`, identity: DEMO_CHARGE_POINT_ID, password, vendor: 'Zaptec', model: 'ZAPTEC GO', maxCurrentA: 16 });
+      sim = new ChargePointSim({ endpoint: `${hubUrl.replace(/^http/, 'ws')}/ocpp`, identity: DEMO_CHARGE_POINT_ID, password, vendor: 'Zaptec', model: 'ZAPTEC GO', maxCurrentA: 16, meter: 'zaptec' });
       await sim.connect();
       await sim.plugIn();
       await sim.startTransaction(DEMO_ID_TAG);
       timer = setInterval(() => {
-        if (sim?.isOpen && sim.status === 'Charging') void sim.sendMeterValues('Sample.Periodic', { value: '10800', unit: 'W' }).catch(() => {});
+        if (sim?.isOpen && sim.status === 'Charging') void sim.sendMeterValues('Sample.Periodic').catch(() => {});
       }, METER_INTERVAL_MS);
       timer.unref();
     },

@@ -21,13 +21,21 @@ function configured(sim: ChargePointSim, count: number): Promise<void> {
 
 test('Zaptec: the hub shortens its 24-hour heartbeat and turns on meter values; an errorCode without Faulted is a fault', async (t) => {
   const hub = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP000123')]);
-  const sim = hub.sim('ZAP000123', { vendor: 'Zaptec', model: 'ZAPTEC GO' });
+  const sim = hub.sim('ZAP000123', { vendor: 'Zaptec', model: 'ZAPTEC GO', meter: 'zaptec' });
   const done = configured(sim, 2);
   await sim.connect();
   await done;
   assert.equal(sim.configuration.get('HeartbeatInterval'), '300');
   assert.equal(sim.configuration.get('MeterValueSampleInterval'), '30');
   await hub.online(CHARGER, true);
+  // Its meter as Zaptec documents it: power in W, energy in kWh, currents per phase L1-N…, no Current.Offered.
+  const charging = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.state?.['chargeRate'] !== undefined && e.device.state['chargeRate'] !== 0);
+  await sim.sendStatus('Charging');
+  await sim.sendMeterValues('Sample.Periodic');
+  const state = (await charging as { device: { state: Record<string, unknown> } }).device.state;
+  assert.equal(state['chargeRate'], 10.83, '3 × 230 V × 15.7 A, in kW');
+  assert.equal(state['activePhases'], 3);
+  assert.equal(state['chargeCurrentMax'], undefined, 'Zaptec reports no offered current');
   const fault = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.state?.['chargingState'] === 'FAULT');
   await sim.sendStatus('Charging', 'GroundFailure');
   await fault;

@@ -25,6 +25,13 @@ export interface ChargePointSimOptions {
   profiles?: { purposes: string[]; kinds: string[] };
   /** The most current it can offer, in A. */
   maxCurrentA?: number;
+  /**
+   * What its meter values hold: `generic` power (kW), energy (Wh), Current.Offered and per-phase
+   * currents; `zaptec` what Zaptec documents ("Supported OCPP 1.6J cloud commands", supported meter
+   * value measurements): Power.Active.Import (W), Energy.Active.Import.Register (kWh), Power.Offered
+   * (W), Current.Import per phase L1-N, L2-N, L3-N (A); no Current.Offered.
+   */
+  meter?: 'generic' | 'zaptec';
   /** Extra TLS options (a CA for wss). */
   wsOpts?: Record<string, unknown>;
 }
@@ -182,10 +189,27 @@ export class ChargePointSim {
     await this.client.call('StatusNotification', { connectorId: 1, errorCode, status, timestamp: new Date().toISOString() });
   }
 
-  /** Power, energy register, offered current and per-phase currents, as chargers commonly send them. */
+  /** Power, energy register, offered current and per-phase currents, as chargers commonly send them (or as Zaptec does). */
   async sendMeterValues(context: string, power = { value: '7.36', unit: 'kW' }): Promise<void> {
     const charging = this.status === 'Charging';
     const phaseA = charging ? (this.limitA - 0.3).toFixed(1) : '0.0';
+    if (this.options.meter === 'zaptec') {
+      const watts = charging ? String(Math.round(3 * 230 * Number(phaseA))) : '0';
+      await this.client.call('MeterValues', {
+        connectorId: 1,
+        ...(this.transactionId !== undefined ? { transactionId: this.transactionId } : {}),
+        meterValue: [{
+          timestamp: new Date().toISOString(),
+          sampledValue: [
+            { value: watts, measurand: 'Power.Active.Import', unit: 'W', context },
+            { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
+            { value: String(3 * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
+            ...['L1-N', 'L2-N', 'L3-N'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
+          ],
+        }],
+      });
+      return;
+    }
     await this.client.call('MeterValues', {
       connectorId: 1,
       ...(this.transactionId !== undefined ? { transactionId: this.transactionId } : {}),
