@@ -3,12 +3,17 @@
 // configuration file and the pairing page. The password never stays in the binding: it is hashed into
 // the store's OCPP credentials, and the stored binding keeps the charge point id and the settings.
 // An export gives `passwordHash` instead, which an import takes back as it is.
-import type { ValidationError } from '../api/errors.ts';
 import type { DriverBinding } from './device.ts';
 import { PASSWORD_PATTERN, PASSWORD_RULE, hashPassword, isPasswordHash } from './ocpp-password.ts';
 import type { DeviceKind } from './vocabulary.ts';
 
 export const OCPP_BINDING = 'ocpp';
+
+/** A problem of a binding: the field (relative to the binding) and why (the API's validationErrors shape). */
+export interface BindingProblem {
+  field: string;
+  message: string;
+}
 
 /**
  * A charge point id as the hub accepts it: 1–48 characters of RFC 3986's unreserved set, which is
@@ -44,8 +49,8 @@ export function ocppSettings(binding: DriverBinding): OcppSettings {
 }
 
 /** What is wrong with an `ocpp` binding on a device of this kind; fields are relative to the binding. No message repeats a password. */
-export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, unknown>): ValidationError[] {
-  const problems: ValidationError[] = [];
+export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, unknown>): BindingProblem[] {
+  const problems: BindingProblem[] = [];
   if (kind !== 'charger') problems.push({ field: 'type', message: `a ${kind} cannot be bound over OCPP: "${OCPP_BINDING}" binds a charger` });
   const id = binding['chargePointId'];
   if (id === undefined) problems.push({ field: 'chargePointId', message: `is required: ${FIELDS['chargePointId']}` });
