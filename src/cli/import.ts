@@ -22,8 +22,8 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
   const started = performance.now();
   const now = Date.now();
   try {
-    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind);
-    store.importDevices(prepared.devices, prepared.images, now);
+    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
+    store.importDevices(prepared.devices, prepared.images, now, prepared.ocppCredentials);
     const ms = Math.round(performance.now() - started);
     io.out(`Imported ${prepared.devices.length} device${prepared.devices.length === 1 ? '' : 's'} (${prepared.images.size} image${prepared.images.size === 1 ? '' : 's'}) in ${ms} ms.`);
     return 0;

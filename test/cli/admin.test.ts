@@ -74,7 +74,7 @@ test('restore refuses what is not a hub backup, and changes nothing', async (t) 
   assert.match(w.err.join('\n'), /newer hub/);
   const store = w.open();
   t.after(() => store.close());
-  assert.equal(store.devices.count(), 12);
+  assert.equal(store.devices.count(), 13);
 });
 
 test('config check reports every problem of a file without starting', async (t) => {
