@@ -4,7 +4,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { toValidationErrors } from './api/validation.ts';
+import { toValidationErrors } from './domain/validation.ts';
 import { DEVICE_KINDS, HVAC_TYPES } from './domain/vocabulary.ts';
 import { configuredDeviceProblems } from './configured-devices.ts';
 

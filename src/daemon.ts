@@ -37,8 +37,8 @@ import { AuthFailures } from './runtime/auth-failures.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
-import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './api/pairing/ocpp-prober.ts';
-import { combinedProber, type ChargerProber } from './api/pairing/prober.ts';
+import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
+import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;

@@ -3,7 +3,7 @@ import type { Store } from '../store/store.ts';
 import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
-import type { ChargerProber } from './pairing/prober.ts';
+import type { ChargerProber } from '../runtime/pairing-prober.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
 
 export interface ApiSettings {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.ts';
 import { disconnected, notFound } from './errors.ts';
-import * as present from './present.ts';
+import * as present from '../runtime/present.ts';
 import { json, jsonText } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandType, DeviceKind, SortField, SortOrder, HvacType } from '../domain/vocabulary.ts';

@@ -38,10 +38,8 @@ const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
   DEVICE_IS_DISCONNECTED: 'Device is disconnected',
 };
 
-export interface ValidationError {
-  field: string;
-  message: string;
-}
+import type { ValidationError } from '../domain/validation.ts';
+export type { ValidationError };
 
 export class ApiError extends Error {
   readonly status: ErrorStatus;

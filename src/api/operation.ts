@@ -5,7 +5,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { ApiError, badRequest, type ErrorCode, type ValidationError } from './errors.ts';
-import { parseInto } from './validation.ts';
+import { parseInto } from '../domain/validation.ts';
 
 export interface OperationSpec<
   P extends z.ZodType = z.ZodType,

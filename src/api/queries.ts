@@ -5,7 +5,7 @@ import {
   BATTERY_CHARGING_STATES, COMMAND_STATES, HOME_POWER_VENDORS, HVAC_TYPES, HVAC_VENDORS, SORT_FIELDS, USER_SORT_FIELDS,
 } from '../domain/vocabulary.ts';
 import { parseTimestamp } from '../domain/time.ts';
-import { withShortcut } from './validation.ts';
+import { withShortcut } from '../domain/validation.ts';
 
 const INT32_MAX = 2_147_483_647;
 

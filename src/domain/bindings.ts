@@ -1,6 +1,6 @@
 // Checks of the binding types the hub itself defines (no driver definition checks them): the import
 // and the configuration file refuse a mistake with the same words.
-import type { ValidationError } from '../api/errors.ts';
+import type { ValidationError } from './validation.ts';
 import { CHARGER_BINDING } from './device.ts';
 import { Uuid } from './schemas.ts';
 import type { DeviceKind } from './vocabulary.ts';

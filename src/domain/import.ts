@@ -13,8 +13,8 @@ import { chargerBindingProblems } from './bindings.ts';
 import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
-import { toValidationErrors } from '../api/validation.ts';
-import type { ValidationError } from '../api/errors.ts';
+import { toValidationErrors } from './validation.ts';
+import type { ValidationError } from './validation.ts';
 
 const Driver = z.looseObject({ type: z.string().min(1).max(100) });
 const ImagePng = z.string().max(3_000_000).describe('base64 PNG');

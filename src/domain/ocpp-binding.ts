@@ -4,16 +4,14 @@
 // the store's OCPP credentials, and the stored binding keeps the charge point id and the settings.
 // An export gives `passwordHash` instead, which an import takes back as it is.
 import type { DriverBinding } from './device.ts';
+import type { ValidationError } from './validation.ts';
 import { PASSWORD_PATTERN, PASSWORD_RULE, hashPassword, isPasswordHash } from './ocpp-password.ts';
 import type { DeviceKind } from './vocabulary.ts';
 
 export const OCPP_BINDING = 'ocpp';
 
-/** A problem of a binding: the field (relative to the binding) and why (the API's validationErrors shape). */
-export interface BindingProblem {
-  field: string;
-  message: string;
-}
+/** A problem of a binding: the field (relative to the binding) and why. */
+export type BindingProblem = ValidationError;
 
 /**
  * A charge point id as the hub accepts it: 1–48 characters of RFC 3986's unreserved set, which is

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startOcppHub, ocppCharger, type OcppHub } from '../support/ocpp-hub.ts';
 import { verifyPassword } from '../../src/domain/ocpp-password.ts';
-import { ocppAddressForDevices } from '../../src/api/pairing/ocpp-prober.ts';
+import { ocppAddressForDevices } from '../../src/runtime/ocpp/ocpp-prober.ts';
 import { json } from '../support/hub.ts';
 
 const EXISTING = '0c000000-0000-4000-8000-00000000c0e1';

@@ -7,7 +7,7 @@ import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
-import type { ChargerProber } from '../../src/api/pairing/prober.ts';
+import type { ChargerProber } from '../../src/runtime/pairing-prober.ts';
 
 export class TestClock implements Clock {
   constructor(public ms = Date.parse('2026-11-07T05:31:56Z')) {}

@@ -1,6 +1,6 @@
 // A charger prober for tests: pairs GO_E with the real form, answers from a table of serial numbers
 // (no transport), counts its probes and can hold one until the test releases it.
-import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/api/pairing/prober.ts';
+import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/runtime/pairing-prober.ts';
 
 export const GOOD_SERIAL = '123456';
 

@@ -1,7 +1,7 @@
 // The pairing page's words, per language. Each language is one file (messages-en.ts, -de.ts, -fr.ts)
 // typed by Messages, so a missing text is a type error. Vendor-specific texts (instructions, field
 // labels) are keyed by vendor code and by the field names of that vendor's PairingForm.
-import type { ProbeErrorCode } from './prober.ts';
+import type { ProbeErrorCode } from '../../runtime/pairing-prober.ts';
 import { en } from './messages-en.ts';
 import { de } from './messages-de.ts';
 import { fr } from './messages-fr.ts';

@@ -15,7 +15,7 @@ import { formPage, messagePage, notSupportedPage, type PageFrame } from './pages
 import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
 import { pageHeaders } from './security.ts';
-import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from './prober.ts';
+import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from '../../runtime/pairing-prober.ts';
 
 export interface PairingRouteOptions {
   /** How long a probe may take before the user is told the charger did not answer in time. */

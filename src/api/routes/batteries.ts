@@ -4,7 +4,7 @@ import { jsonText } from '../respond.ts';
 import { BatteryListQuery, idParams } from '../queries.ts';
 import { Battery, BatteryPage, DeletionResult } from '../../domain/schemas.ts';
 import { deleteDevice, findOr404, listPage } from '../device-handlers.ts';
-import { detailJson } from '../present.ts';
+import { detailJson } from '../../runtime/present.ts';
 
 export function batteryRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()

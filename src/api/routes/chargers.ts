@@ -4,7 +4,7 @@ import { jsonText } from '../respond.ts';
 import { idParams } from '../queries.ts';
 import { Charger, DeletionResult } from '../../domain/schemas.ts';
 import { deleteDevice, findOr404, refreshDevice } from '../device-handlers.ts';
-import { detailJson } from '../present.ts';
+import { detailJson } from '../../runtime/present.ts';
 
 export function chargerRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()

@@ -4,7 +4,7 @@ import { jsonText } from '../respond.ts';
 import { UserListQuery, idParams } from '../queries.ts';
 import { DeletionResult, PvInverter, PvInverterPage } from '../../domain/schemas.ts';
 import { deleteDevice, listPage, refreshDevice } from '../device-handlers.ts';
-import { detailJson } from '../present.ts';
+import { detailJson } from '../../runtime/present.ts';
 
 export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter()

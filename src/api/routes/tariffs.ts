@@ -4,7 +4,7 @@ import { jsonText } from '../respond.ts';
 import { idParams } from '../queries.ts';
 import { Tariff } from '../../domain/schemas.ts';
 import { findOr404 } from '../device-handlers.ts';
-import { detailJson } from '../present.ts';
+import { detailJson } from '../../runtime/present.ts';
 
 export function tariffRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter().add({

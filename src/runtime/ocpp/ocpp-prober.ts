@@ -7,8 +7,8 @@ import { networkInterfaces } from 'node:os';
 import { CHARGE_POINT_ID_PATTERN } from '../../domain/ocpp-binding.ts';
 import { generatePassword } from '../../domain/ocpp-password.ts';
 import type { Store } from '../../store/store.ts';
-import type { OcppRuntime } from '../../runtime/ocpp/ocpp-runtime.ts';
-import { PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from './prober.ts';
+import type { OcppRuntime } from './ocpp-runtime.ts';
+import { PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../pairing-prober.ts';
 
 /** The makers paired over OCPP, in the order of the vendor catalog. */
 export const OCPP_PAIRABLE_VENDORS = ['EASEE', 'ZAPTEC'] as const;

@@ -1,6 +1,11 @@
 // Turns Zod issues into the error body's validationErrors: every offending field, in plain words.
 import type { z } from 'zod';
-import type { ValidationError } from './errors.ts';
+
+/** One offending field of a request, a configuration file or an import record, in plain words. */
+export interface ValidationError {
+  field: string;
+  message: string;
+}
 
 /** `schedules[0].start.time` from ['schedules', 0, 'start', 'time']. */
 export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {

@@ -1,0 +1,89 @@
+// The layers point one way: entry points → api, drivers, simulators → runtime → store, transport →
+// domain. This test reads every import under src/ and drivers/ (static, type-only, re-exports and
+// dynamic `import()`) and names each one that points up or sideways, so the picture in the docs
+// stays true without anyone having to remember it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+interface Layer {
+  name: string;
+  level: number;
+  matches(path: string): boolean;
+}
+
+const under = (dir: string) => (path: string) => path.startsWith(`${dir}/`);
+const oneOf = (...files: string[]) => (path: string) => files.includes(path);
+
+// Higher levels may import lower ones; two different layers on one level may not import each other.
+export const LAYERS: readonly Layer[] = [
+  { name: 'entry', level: 6, matches: (p) => oneOf('src/main.ts', 'src/daemon.ts', 'src/config.ts', 'src/configured-devices.ts')(p) || under('src/cli')(p) || under('src/demo')(p) },
+  { name: 'api', level: 5, matches: under('src/api') },
+  { name: 'drivers', level: 5, matches: under('drivers') },
+  { name: 'sim', level: 5, matches: under('src/sim') },
+  { name: 'runtime', level: 4, matches: under('src/runtime') },
+  { name: 'store', level: 3, matches: under('src/store') },
+  { name: 'transport', level: 3, matches: under('src/transport') },
+  { name: 'domain', level: 2, matches: (p) => under('src/domain')(p) || p === 'src/log.ts' },
+  { name: 'types', level: 1, matches: under('src/types') },
+];
+
+function layerOf(path: string): Layer {
+  const layer = LAYERS.find((l) => l.matches(path));
+  if (!layer) throw new Error(`${path} belongs to no layer: add it to LAYERS in test/architecture/layers.test.ts`);
+  return layer;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const path = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) return sources(path);
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+const IMPORT = /(?:^|[\s;])(?:import|export)\s[^'";]*?from\s*['"](\.[^'"]+)['"]|import\(\s*['"](\.[^'"]+)['"]\s*\)/g;
+
+/** Every relative import of a file, as a path from the repository root. */
+export function importsOf(path: string, text: string): string[] {
+  return [...text.matchAll(IMPORT)].map((m) => normalize(join(dirname(path), m[1] ?? m[2]!)).split('\\').join('/'));
+}
+
+export function violations(files: ReadonlyArray<{ path: string; text: string }>): string[] {
+  const found: string[] = [];
+  for (const { path, text } of files) {
+    const from = layerOf(path);
+    for (const target of importsOf(path, text)) {
+      if (!target.startsWith('src/') && !target.startsWith('drivers/')) continue;
+      const to = layerOf(target);
+      if (to === from || to.level < from.level) continue;
+      found.push(`${path} (${from.name}) imports ${target} (${to.name}), ${to.level > from.level ? 'a layer above it' : 'a layer beside it'}`);
+    }
+  }
+  return found;
+}
+
+test('no file under src/ or drivers/ imports from a layer above or beside its own', () => {
+  const files = [...sources('src'), ...sources('drivers')].map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
+  assert.ok(files.length > 100, `read ${files.length} files from ${relative(process.cwd(), root) || '.'}`);
+  assert.deepEqual(violations(files), []);
+});
+
+test('the check sees static, type-only, re-exported and dynamic imports that point up', () => {
+  const files = [
+    { path: 'src/domain/a.ts', text: "import type { X } from '../api/errors.ts';" },
+    { path: 'src/runtime/b.ts', text: "import * as p from '../api/present.ts';\nexport { y } from '../cli/hub.ts';" },
+    { path: 'src/store/c.ts', text: "const t = await import('../transport/line.ts');" },
+    { path: 'src/api/d.ts', text: "import { z } from '../runtime/z.ts';\nimport { w } from './w.ts';" },
+  ];
+  assert.deepEqual(violations(files), [
+    'src/domain/a.ts (domain) imports src/api/errors.ts (api), a layer above it',
+    'src/runtime/b.ts (runtime) imports src/api/present.ts (api), a layer above it',
+    'src/runtime/b.ts (runtime) imports src/cli/hub.ts (entry), a layer above it',
+    'src/store/c.ts (store) imports src/transport/line.ts (transport), a layer beside it',
+  ]);
+});
