@@ -3,6 +3,7 @@
 import { loadConfig, ConfigError, ConfigSchema } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
+import { fdOutput } from './transport/log-output.ts';
 import { seedDemo } from './demo/site.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/watchdog.ts';
@@ -10,6 +11,10 @@ import { systemClock } from './domain/time.ts';
 
 /** Stop must finish within systemd's TimeoutStopSec (30 s); past this the process exits anyway. */
 const STOP_DEADLINE_MS = Number(process.env['HUB_STOP_DEADLINE_MS'] ?? 25_000);
+/** How long a stop waits for log lines a slow reader has not taken yet. */
+const LOG_FLUSH_MS = 1_000;
+
+for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
 async function main(): Promise<void> {
   const demo = process.argv.includes('--demo');
@@ -23,7 +28,10 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const log = createLogger(config.logLevel);
+  // Logs and the banner go to stdout through an output that never blocks or crashes the hub when the
+  // reader is gone or stalled; anything else that writes there (Node's own warnings) must not either.
+  const output = fdOutput();
+  const log = createLogger(config.logLevel, output);
   let demoKey: string | undefined;
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
@@ -59,7 +67,7 @@ async function main(): Promise<void> {
     }
   }
   if (demoKey) {
-    process.stdout.write(
+    output.write(
       `\nhome-energy-hub is running at ${daemon.url}\n` +
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
@@ -83,6 +91,7 @@ async function main(): Promise<void> {
       .then(() => daemon.stop())
       .then(() => simulators?.stop())
       .then(() => demoMqtt?.stop())
+      .then(() => output.flush(LOG_FLUSH_MS))
       .then(() => {
         notifier?.close();
         process.exit(0);
