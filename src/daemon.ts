@@ -3,14 +3,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { serve } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { databasePath } from './config.ts';
 import { Store } from './store/store.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
-import { HSTS_HEADER } from './api/respond.ts';
-import { answerClientErrors } from './api/client-errors.ts';
+import { createHubServer } from './api/http-server.ts';
 import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
@@ -180,21 +178,14 @@ export class Daemon {
 
     const tls = config.http.tls;
     // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
-    const createHttpsServer = tls ? (await import('node:https')).createServer : undefined;
-    const server = (tls
-      ? serve({
-        fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port,
-        createServer: createHttpsServer, serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
-      })
-      : serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port })) as Server;
+    const https = tls ? { createServer: (await import('node:https')).createServer, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } : undefined;
+    const server = createHubServer({ fetch: this.hubApp.app.fetch, log, https, bodyLimitBytes: config.http.bodyLimitBytes, countAnswer: this.hubApp.countAnswer });
     this.server = server;
-    answerClientErrors(server, log);
     // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
     server.on('upgrade', (request, socket, head) => {
       if (!endpoint.handleUpgrade(request, socket, head)) refuse(socket, 404, 'Not found');
     });
-    // HSTS over HTTPS only (respond.ts); set before the app writes its headers, which keep it.
-    if (tls) server.prependListener('request', (_request, response) => response.setHeader(...HSTS_HEADER));
+    server.listen(config.http.port, config.http.host);
     await new Promise<void>((resolve, reject) => {
       server.once('listening', resolve);
       server.once('error', reject);

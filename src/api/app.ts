@@ -29,6 +29,8 @@ export const API_BASE = '/v1.0.0';
 export interface HubApp {
   app: Hono;
   operations: OperationSpec[];
+  /** Counts an answer the server gave without the app (http-server.ts), as the app counts its own. */
+  countAnswer: (method: string, status: number) => void;
 }
 
 export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
@@ -90,8 +92,8 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
     throw new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`.slice(0, 300));
   });
   app.onError((err, c) => renderError(err, c, deps));
-  edge(app, requests);
-  return { app, operations };
+  const countAnswer = edge(app, requests);
+  return { app, operations, countAnswer };
 }
 
 /**
@@ -99,7 +101,7 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
  * respond.ts): the security headers, and the request count by method and status class. The server,
  * the relay and app.request() in tests all call app.fetch, so nothing goes around it.
  */
-function edge(app: Hono, requests?: Counter): void {
+function edge(app: Hono, requests?: Counter): (method: string, status: number) => void {
   const dispatch = app.fetch;
   // Node's parser knows a fixed set of methods, so this holds a handful of series at most.
   const series = new Map<string, { inc(): void }>();
@@ -123,6 +125,7 @@ function edge(app: Hono, requests?: Counter): void {
     const response = dispatch(request, env, executionCtx);
     return response instanceof Promise ? response.then((r) => finish(request, r)) : finish(request, response);
   };
+  return count;
 }
 
 /** Renders any thrown error as the specification's error body; its id is in the log line too. */
@@ -133,6 +136,10 @@ function renderError(err: Error, c: Context, deps: ApiDeps): Response {
     error = err;
   } else if (err instanceof HTTPException && err.status < 500) {
     error = new ApiError(err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST');
+  } else if (bodyCutOff(err, c)) {
+    // Broken chunked framing or a client gone mid-body: the client's fault, and Node's parser has
+    // already answered it (client-errors.ts). A 4xx in the log and the metrics, not a server error.
+    error = new ApiError('BAD_REQUEST', 'The request body was malformed or cut off');
   } else {
     error = new ApiError('INTERNAL_SERVER_ERROR');
   }
@@ -142,6 +149,13 @@ function renderError(err: Error, c: Context, deps: ApiDeps): Response {
   const body: Record<string, unknown> = { errorCode: error.code, id, message: error.message };
   if (error.validationErrors) body['validationErrors'] = error.validationErrors;
   return json(body, error.status, error.headers);
+}
+
+/** Whether reading the request's body failed because of the client (Node's `aborted`, an errored stream). */
+function bodyCutOff(err: Error, c: Context): boolean {
+  const incoming = (c.env as { incoming?: { errored?: unknown; aborted?: boolean } } | undefined)?.incoming;
+  if (incoming && (incoming.errored || incoming.aborted)) return true;
+  return (err as { code?: unknown }).code === 'ECONNRESET' && err.message === 'aborted';
 }
 
 /** What may be logged of an unexpected error: its kind, never a stack, SQL or payload. */
