@@ -2,7 +2,7 @@
 // and the probe that listens on the topics the user's answers describe before the charger is added.
 import type { DriverBinding } from '../../domain/device.ts';
 import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../../api/pairing/prober.ts';
-import type { MqttRuntime } from './mqtt-runtime.ts';
+import { ProbeFailure, type MqttRuntime } from './mqtt-runtime.ts';
 
 /** Per charger vendor: the definition that drives it and the form that fills its binding. */
 const PAIRABLE: Record<string, { type: string; form: PairingForm }> = {
@@ -31,7 +31,8 @@ export class MqttChargerProber implements ChargerProber {
       heard = await this.runtime.probe(binding, 'charger', signal);
     } catch (err) {
       if (signal.aborted) throw new PairingProbeError('TIMEOUT');
-      throw new PairingProbeError('UNREACHABLE', (err as Error).message);
+      const reason = err instanceof ProbeFailure ? err.reason : 'SILENT';
+      throw new PairingProbeError(reason === 'BROKER' ? 'HUB_LINK' : reason === 'OFFLINE' ? 'OFFLINE' : 'UNREACHABLE', (err as Error).message);
     }
     const state: Record<string, unknown> = {};
     for (const field of CHARGE_STATE_FIELDS) if (heard.values[field] !== undefined) state[field] = heard.values[field];
