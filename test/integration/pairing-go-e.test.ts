@@ -109,7 +109,7 @@ test('with the hub\'s broker down, the page says the hub cannot listen, not that
   t.after(() => broker.stop());
   const hub = await startMqttHub(t, { broker, mqttSettings: { probeTimeoutMs: 500 } });
   const url = await session(hub, 'household-4');
-  const closed = new Promise((resolve) => hub.daemon.broker!.client!.once('close', resolve));
+  const closed = new Promise<void>((resolve) => hub.daemon.broker!.client!.once('close', () => resolve()));
   await broker.stop();
   await closed;
   const res = await submit(url, { action: 'pair', serial: '135790' });
