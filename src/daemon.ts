@@ -30,6 +30,7 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
+import { brokerUrlForDevices } from './domain/device-address.ts';
 import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
@@ -110,7 +111,7 @@ export class Daemon {
     this.modbus.registerVendors(this.vendors);
     // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
-      const { events: eventSettings, staleAfterSeconds, ...endpoint } = config.mqtt;
+      const { events: eventSettings, staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
       this.broker = new BrokerLink(endpoint, log.child({ part: 'broker' }));
       this.mqtt = new MqttRuntime({
         store, registry: builtInMqttDrivers(), link: this.broker, events: this.events, clock, log,
@@ -145,8 +146,10 @@ export class Daemon {
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings };
-    // Chargers are paired over the broker: the page tells the user which broker to point them at.
-    if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url));
+    // Chargers are paired over the broker: the page tells the user which broker to point them at, as
+    // the charger reaches it (known once the hub listens).
+    let brokerForDevices: string | undefined;
+    if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, () => brokerForDevices);
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
     watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
@@ -175,6 +178,15 @@ export class Daemon {
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
+    if (config.mqtt) {
+      brokerForDevices = brokerUrlForDevices({
+        brokerUrl: config.mqtt.url, deviceUrl: config.mqtt.deviceUrl, publicUrl: config.http.publicUrl, listenHost: config.http.host,
+      });
+      if (!brokerForDevices) {
+        log.warn({ broker: redactUrl(config.mqtt.url) }, 'the broker is on loopback and the hub knows no address of this gateway a device could use: '
+          + 'pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
+      }
+    }
     // Slow clients must not hold sockets forever on a small gateway.
     server.headersTimeout = 10_000;
     server.requestTimeout = 30_000;

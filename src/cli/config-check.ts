@@ -15,6 +15,7 @@ export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.err(`${err.problems.length} problem${err.problems.length === 1 ? '' : 's'} in ${err.message}`);
-    return 1;
+    // The exit code of a start refused for the same problems (main.ts).
+    return 2;
   }
 }

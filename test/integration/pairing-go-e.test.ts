@@ -21,7 +21,8 @@ const submit = (url: string, fields: Record<string, string>) => fetch(url, {
 });
 
 test('a go-e charger is probed over the broker, added for the user, driven, and the browser goes back', async (t) => {
-  const hub = await startMqttHub(t, { mqttSettings: { probeTimeoutMs: 1500 } });
+  // The broker runs on the gateway (loopback for the hub); the household knows the gateway as hub.home.example.
+  const hub = await startMqttHub(t, { mqttSettings: { probeTimeoutMs: 1500 }, config: { http: { port: 0, publicUrl: 'http://hub.home.example:8080' } } });
   const sim = new GoESim(hub.broker.url, '246810');
   t.after(() => sim.stop());
   await sim.start();
@@ -35,7 +36,8 @@ test('a go-e charger is probed over the broker, added for the user, driven, and 
   const html = await page.text();
   assert.match(html, /lang="de"/);
   assert.match(html, /name="serial"/);
-  assert.match(html, new RegExp(hub.broker.url.replace(/[/.]/g, '\\$&')), 'the page names the broker to point the charger at');
+  assert.match(html, new RegExp(`mqtt://hub\\.home\\.example:${hub.broker.port}`), 'the page names the broker as the charger reaches it');
+  assert.doesNotMatch(html, /127\.0\.0\.1/, 'never a loopback address: on the charger that is the charger');
 
   // A serial nobody publishes: nothing is heard, the form comes back, nothing is added.
   const wrong = await submit(url, { action: 'pair', serial: '999999' });
@@ -115,4 +117,19 @@ test('with the hub\'s broker down, the page says the hub cannot listen, not that
   const res = await submit(url, { action: 'pair', serial: '135790' });
   assert.equal(res.status, 422);
   assert.match(await res.text(), /Sein MQTT-Broker ist gerade nicht erreichbar/);
+});
+
+test('a broker on loopback with no known gateway address: the page names no broker rather than 127.0.0.1', async (t) => {
+  const hub = await startMqttHub(t);
+  const page = await (await fetch(await session(hub, 'household-5'))).text();
+  assert.match(page, /MQTT-API/);
+  assert.doesNotMatch(page, /127\.0\.0\.1|localhost/);
+});
+
+test('mqtt.deviceUrl is what the page names', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const hub = await startMqttHub(t, { broker, config: { mqtt: { url: broker.url, protocolVersion: broker.supportsMqtt5 ? 5 : 4, deviceUrl: 'mqtts://broker.home.example:8883' } } });
+  const page = await (await fetch(await session(hub, 'household-6'))).text();
+  assert.match(page, /mqtts:\/\/broker\.home\.example:8883/);
 });

@@ -12,10 +12,13 @@ const PAIRABLE: Record<string, { type: string; form: PairingForm }> = {
 const CHARGE_STATE_FIELDS = ['chargeRate', 'chargeCurrentMax', 'isPlugged', 'activePhases', 'chargingState'];
 
 export class MqttChargerProber implements ChargerProber {
-  constructor(private readonly runtime: MqttRuntime, private readonly brokerForDevices: string) {}
+  /** `brokerForDevices`: the broker as a charger on the home network reaches it; undefined when unknown. */
+  constructor(private readonly runtime: MqttRuntime, private readonly brokerForDevices: () => string | undefined) {}
 
   forms(): ReadonlyMap<string, PairingForm> {
-    return new Map(Object.entries(PAIRABLE).map(([vendor, { form }]) => [vendor, { ...form, hints: { broker: this.brokerForDevices } }]));
+    const broker = this.brokerForDevices();
+    const hints: Record<string, string> = broker ? { broker } : {};
+    return new Map<string, PairingForm>(Object.entries(PAIRABLE).map(([vendor, { form }]) => [vendor, { ...form, hints }]));
   }
 
   async probe(vendor: string, fields: Record<string, string>, signal: AbortSignal): Promise<ProbedCharger> {
