@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
-import { serve } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import type { Config } from './config.ts';
 import { databasePath } from './config.ts';
 import { Store } from './store/store.ts';
@@ -42,7 +42,10 @@ export interface DaemonOptions {
   config: Config;
   log: Logger;
   clock?: Clock;
-  /** Called with the open store before the server listens (the demo seeds its household here). */
+  /**
+   * Called with the open store once the port is the hub's and before anything is driven or served
+   * (the demo seeds its household here): a hub that cannot listen never gets this far.
+   */
   beforeListen?: (store: Store) => void;
 }
 
@@ -98,6 +101,62 @@ export class Daemon {
   }
 
   async start(): Promise<void> {
+    // The port first: a hub started while another runs on it must fail before it touches the store
+    // (the demo revokes its previous key and rebinds its devices; declared devices are written).
+    // Requests that arrive while the rest starts wait for the API.
+    let handle: (request: Request, env: unknown) => Response | Promise<Response>;
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => { ready = resolve; });
+    handle = async (request, env) => {
+      await started;
+      return handle(request, env);
+    };
+    await this.listen((request, env) => handle(request, env));
+    try {
+      await this.startParts();
+    } catch (err) {
+      await this.stop().catch(() => {});
+      throw err;
+    }
+    handle = this.app.app.fetch;
+    ready();
+    this.options.log.info({ url: this.url }, 'hub listening');
+  }
+
+  /** Binds the configured address; a clear error when another process has it. */
+  private async listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>): Promise<Server> {
+    const { config, log } = this.options;
+    const tls = config.http.tls;
+    // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
+    const createHttpsServer = tls ? (await import('node:https')).createServer : undefined;
+    const server = (tls
+      ? createAdaptorServer({ fetch, createServer: createHttpsServer, serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } })
+      : createAdaptorServer({ fetch })) as Server;
+    answerClientErrors(server, log);
+    // HSTS over HTTPS only (respond.ts); set before the app writes its headers, which keep it.
+    if (tls) server.prependListener('request', (_request, response) => response.setHeader(...HSTS_HEADER));
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const where = `${config.http.host}:${config.http.port}`;
+        if (err.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (is another hub running? set HUB_HTTP_PORT to use another port)`));
+        else if (err.code === 'EACCES') reject(new Error(`not allowed to listen on ${where} (ports below 1024 need privileges)`));
+        else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`${config.http.host} is not an address of this machine`));
+        else reject(err);
+      });
+      server.listen(config.http.port, config.http.host);
+    });
+    this.server = server;
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
+    // Slow clients must not hold sockets forever on a small gateway.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    return server;
+  }
+
+  private async startParts(): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
@@ -156,27 +215,6 @@ export class Daemon {
     watchCommands(this.worker, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
-
-    const tls = config.http.tls;
-    // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
-    const createHttpsServer = tls ? (await import('node:https')).createServer : undefined;
-    const server = (tls
-      ? serve({
-        fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port,
-        createServer: createHttpsServer, serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
-      })
-      : serve({ fetch: this.hubApp.app.fetch, hostname: config.http.host, port: config.http.port })) as Server;
-    this.server = server;
-    answerClientErrors(server, log);
-    // HSTS over HTTPS only (respond.ts); set before the app writes its headers, which keep it.
-    if (tls) server.prependListener('request', (_request, response) => response.setHeader(...HSTS_HEADER));
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     if (config.mqtt) {
       brokerForDevices = brokerUrlForDevices({
@@ -187,11 +225,6 @@ export class Daemon {
           + 'pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
       }
     }
-    // Slow clients must not hold sockets forever on a small gateway.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
-    log.info({ url: this.url }, 'hub listening');
-
     if (config.relay) {
       this.relay = new Relay({ ...config.relay, maxRequestBytes: config.http.bodyLimitBytes }, this.hubApp.app, log.child({ part: 'relay' }));
       this.relay.start();
