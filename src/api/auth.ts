@@ -58,7 +58,9 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
       const entry = failures.get(client) ?? { count: 0, windowStart: now };
       entry.count++;
       failures.set(client, entry);
-      throw new ApiError('UNAUTHORIZED');
+      // A missing or empty key is a client set up wrong (an unset shell variable), not a guess: say so.
+      throw new ApiError('UNAUTHORIZED', key === undefined ? 'Unauthorized: no X-API-KEY header was sent'
+        : key.trim() === '' ? 'Unauthorized: the X-API-KEY header is empty' : undefined);
     }
   };
 }

@@ -46,7 +46,7 @@ test('backup copies a database in use; restore brings it back and keeps the hub 
   assert.match(w.out.join('\n'), /100%/);
   assert.equal(await w.run('backup', backup), 1, 'never overwrites a file');
 
-  await w.run('import', join(w.dir, 'in.json'));
+  await w.run('import', join(w.dir, 'in.json'), '--replace');
   live.deleteDevice(live.devices.get(ids.battery)!, Date.now());
   assert.equal(live.devices.get(ids.battery), undefined);
   assert.equal(await w.run('restore', backup), 0);
