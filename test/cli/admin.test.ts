@@ -10,6 +10,7 @@ import { Store } from '../../src/store/store.ts';
 import { SCHEMA_VERSION } from '../../src/store/db.ts';
 import { demoRecords } from '../../src/demo/site.ts';
 import { ids } from '../support/hub.ts';
+import { drawCar } from '../../src/demo/vehicle-picture.ts';
 
 function workspace(t: { after: (fn: () => void) => void }, name = 'a') {
   const dir = mkdtempSync(join(tmpdir(), `hub-admin-${name}-`));
@@ -106,4 +107,47 @@ test('devices remove deletes for good and fails pending commands', async (t) => 
   assert.equal(store.commands.get('22222222-2222-4222-8222-222222222222')?.state, 'FAILED');
   assert.equal(await w.run('devices', 'remove', ids.vehicle), 1);
   assert.equal(await w.run('devices', 'remove'), 2);
+});
+
+test('devices list shows every kind, with its id, owner and binding; passwords are not shown', async (t) => {
+  const w = workspace(t);
+  const records = demoRecords(Date.now()) as Record<string, unknown>[];
+  const charger = records.find((r) => r['kind'] === 'charger')!;
+  charger['driver'] = { type: 'ocpp', chargePointId: 'CP-1', password: 'do-not-print-me' };
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(records));
+  assert.equal(await w.run('import', join(w.dir, 'in.json')), 0);
+  w.out.length = 0;
+  assert.equal(await w.run('devices', 'list'), 0);
+  const text = w.out.join('\n');
+  for (const kind of ['battery', 'pvInverter', 'meter', 'hvac', 'charger', 'vehicle', 'tariff']) assert.match(text, new RegExp(`\\s${kind}\\s`), kind);
+  assert.match(text, new RegExp(`${ids.vehicle}\\s+vehicle\\s+TESLA\\s+demo-household`));
+  assert.match(text, /ocpp \{"chargePointId":"CP-1"\}/);
+  assert.doesNotMatch(text, /do-not-print-me/);
+  assert.match(text, /^12 devices$/m);
+});
+
+test('hub commands take a device id by a prefix naming one device; an ambiguous prefix lists the candidates', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const store = w.open();
+  t.after(() => store.close());
+  // The demo's two vehicles share their first 34 characters.
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'remove', ids.vehicle.slice(0, 8)), 1);
+  assert.match(w.err.join('\n'), new RegExp(`is the start of 2 device ids; give more of it:\\n  ${ids.vehicle}  vehicle of demo-household\\n  ${ids.vehicle.slice(0, -1)}2`));
+  assert.ok(store.devices.get(ids.vehicle), 'nothing removed');
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'remove', 'ffff'), 1);
+  assert.match(w.err.join('\n'), /No device with the id or id prefix "ffff"/);
+  // The tariff is the only device whose id starts with 6.
+  const tariff = store.devices.all().find((d) => d.kind === 'tariff')!;
+  assert.equal(tariff.id.startsWith('6'), true);
+  assert.equal(await w.run('devices', 'remove', '6'), 0);
+  assert.equal(store.devices.get(tariff.id), undefined);
+  // image set looks among vehicles only: a prefix shared with other kinds still names one vehicle.
+  const png = join(w.dir, 'car.png');
+  writeFileSync(png, drawCar([10, 200, 10]));
+  assert.equal(await w.run('image', 'set', ids.vehicle.slice(0, -1).toUpperCase() + '1', png), 0);
+  assert.equal(await w.run('image', 'set', '5cab', png), 1);
 });

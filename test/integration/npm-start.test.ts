@@ -69,6 +69,7 @@ test('a second npm start fails on the port without touching the running hub; SIG
   const key = await banner(first.child, first.output);
   const batteries = () => fetch(`http://127.0.0.1:${port}/v1.0.0/batteries`, { headers: { 'X-API-KEY': key } });
   assert.equal((await batteries()).status, 200);
+  assert.match(first.output(), /the demo's devices and their ids:\s+npm run hub -- devices list/);
   const before = bindings(dataDir);
 
   const second = npmStart(env);
