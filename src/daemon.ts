@@ -30,7 +30,7 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
-import { brokerUrlForDevices } from './domain/device-address.ts';
+import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
 import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
@@ -220,9 +220,11 @@ export class Daemon {
       brokerForDevices = brokerUrlForDevices({
         brokerUrl: config.mqtt.url, deviceUrl: config.mqtt.deviceUrl, publicUrl: config.http.publicUrl, listenHost: config.http.host,
       });
+      // Worth a warning only where pairing is offered to the home network: a hub on loopback (the
+      // demo, a hub behind a proxy without a public URL) serves this machine only.
       if (!brokerForDevices) {
-        log.warn({ broker: redactUrl(config.mqtt.url) }, 'the broker is on loopback and the hub knows no address of this gateway a device could use: '
-          + 'pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
+        log[isLoopbackHost(config.http.host) ? 'info' : 'warn']({ broker: redactUrl(config.mqtt.url) },
+          'the broker is on loopback and the hub knows no address of this gateway a device could use: pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
       }
     }
     if (config.relay) {

@@ -5,7 +5,7 @@ import type { CliIo } from './hub.ts';
 export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv): number {
   const [action, file] = args;
   if (action !== 'check' || !file) {
-    io.err('usage: hub config check FILE');
+    io.err('usage: npm run hub -- config check FILE');
     return 2;
   }
   try {

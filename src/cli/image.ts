@@ -6,7 +6,7 @@ import { resolveDeviceId } from './device-id.ts';
 export function runImage(store: Store, args: string[], io: CliIo): number {
   const [action, givenId, file] = args;
   if (action !== 'set' || !givenId || !file) {
-    io.err('usage: hub image set VEHICLE_ID FILE.png');
+    io.err('usage: npm run hub -- image set VEHICLE_ID FILE.png');
     return 2;
   }
   const found = resolveDeviceId(store, givenId, 'vehicle');

@@ -4,7 +4,7 @@ import { ImportError, prepareImport } from '../domain/import.ts';
 import type { CliIo } from './hub.ts';
 
 const MAX_PROBLEMS_SHOWN = 50;
-const USAGE = 'usage: hub import FILE [--replace]   (a JSON array of device records; --replace: records whose id exists replace those devices)';
+const USAGE = 'usage: npm run hub -- import FILE [--replace]   (a JSON array of device records; --replace: records whose id exists replace those devices)';
 
 export function runImport(store: Store, args: string[], io: CliIo): number {
   const replace = args.includes('--replace');
