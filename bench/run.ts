@@ -15,6 +15,7 @@
 //      memory and CPU per request; tsx's loader costs start-up time and memory no gateway pays
 //   6. the figures of bench/modbus.ts, when that module exists
 //   7. command latency over MQTT and Modbus and event throughput (bench/commands.ts)
+//   8. OCPP: command submission to the charger's Accepted, RSS with 50 idle chargers (bench/ocpp.ts)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
@@ -232,19 +233,9 @@ async function main(): Promise<number> {
       }
     }
     // ---- 7. commands and events (bench/commands.ts) ----
-    log('running bench/commands.ts');
-    try {
-      const { benchCommands } = (await import(pathToFileURL(join(ROOT, 'bench', 'commands.ts')).href)) as { benchCommands: () => Promise<Record<string, number | string>> };
-      const commands = await benchCommands();
-      details['commands'] = commands;
-      for (const [name, value] of Object.entries(commands)) {
-        const target = /beyond the simulator/.test(name) && typeof value === 'number' ? { text: '< 20 ms', pass: value < 20 } : undefined;
-        report(`commands: ${name}`, value, '', target);
-      }
-    } catch (err) {
-      notes.push(`bench/commands.ts failed: ${(err as Error).message}`);
-      exitCode = 1;
-    }
+    if (!(await commandSection('commands', 'benchCommands'))) exitCode = 1;
+    // ---- 8. OCPP chargers: command latency and the memory of idle connections (bench/ocpp.ts) ----
+    if (!(await commandSection('ocpp', 'benchOcpp'))) exitCode = 1;
   } catch (err) {
     notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);
     exitCode = 1;
@@ -404,3 +395,24 @@ main().then((code) => process.exit(code), (err: Error) => {
   process.stderr.write(`bench failed: ${err.stack ?? err.message}\n`);
   process.exit(1);
 });
+
+/**
+ * Runs bench/<name>.ts's exported `fn` and reports each of its figures under `<name>: `; a figure of
+ * the time beyond the simulator's own delay is held to its target. False when it failed.
+ */
+async function commandSection(name: string, fn: string): Promise<boolean> {
+  log(`running bench/${name}.ts`);
+  try {
+    const module = (await import(pathToFileURL(join(ROOT, 'bench', `${name}.ts`)).href)) as Record<string, () => Promise<Record<string, number | string>>>;
+    const figures = await module[fn]!();
+    details[name] = figures;
+    for (const [figure, value] of Object.entries(figures)) {
+      const target = /beyond the simulator/.test(figure) && typeof value === 'number' ? { text: '< 20 ms', pass: value < 20 } : undefined;
+      report(`${name}: ${figure}`, value, '', target);
+    }
+    return true;
+  } catch (err) {
+    notes.push(`bench/${name}.ts failed: ${(err as Error).message}`);
+    return false;
+  }
+}

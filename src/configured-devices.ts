@@ -6,6 +6,8 @@ import { createHash } from 'node:crypto';
 import type { Config } from './config.ts';
 import { CHARGER_BINDING, canonicalBinding, stampedStaticData, type DeviceRecord, type DriverBinding } from './domain/device.ts';
 import { chargerBindingProblems } from './domain/bindings.ts';
+import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './domain/ocpp-binding.ts';
+import { verifyPasswordSync } from './domain/ocpp-password.ts';
 import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
@@ -31,6 +33,7 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
   const modbus = builtInDrivers();
   const mqtt = builtInMqttDrivers();
   const ids = new Map<string, number>();
+  const chargePoints = new Map<string, number>();
   config.devices.forEach((device, index) => {
     const at = (field: string, message: string) => problems.push({ field: `devices[${index}]${field ? `.${field}` : ''}`, message });
     if (!VENDORS_BY_KIND[device.kind].includes(device.vendor)) at('vendor', `must be one of ${VENDORS_BY_KIND[device.kind].join(', ')} for a ${device.kind}`);
@@ -46,6 +49,12 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
     try {
       if (binding.type === CHARGER_BINDING) {
         for (const problem of chargerBindingProblems(device.kind, device.driver)) at(`driver.${problem.field}`, problem.message);
+      } else if (binding.type === OCPP_BINDING) {
+        for (const problem of ocppBindingProblems(device.kind, device.driver)) at(`driver.${problem.field}`, problem.message);
+        const chargePointId = String(binding['chargePointId']);
+        const first = chargePoints.get(chargePointId);
+        if (first !== undefined) at('driver.chargePointId', `is the charge point id of devices[${first}] already`);
+        else chargePoints.set(chargePointId, index);
       } else if (modbus.has(binding.type)) {
         const definition = modbus.definitionFor(binding);
         if (!definition.kinds[device.kind]) throw new Error(`driver ${binding.type} cannot read a ${device.kind}`);
@@ -57,7 +66,7 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
         settingsOf(definition, binding);
       } else {
         const known = [...modbus.all(), ...mqtt.all()].map((d) => d.type);
-        throw new Error(`unknown driver type "${binding.type}" (known: ${known.join(', ')}; and ${CHARGER_BINDING} for a vehicle with no driver)`);
+        throw new Error(`unknown driver type "${binding.type}" (known: ${known.join(', ')}; ${OCPP_BINDING} for a charger speaking OCPP; and ${CHARGER_BINDING} for a vehicle with no driver)`);
       }
     } catch (err) {
       at('driver', (err as Error).message);
@@ -81,7 +90,7 @@ export function configuredId(device: ConfiguredDevice, config: Config): string {
     binding = device.driver as DriverBinding;
   }
   const identity = JSON.stringify([device.kind, device.userId, binding.type, binding['host'] ?? binding['serialPort'] ?? null,
-    binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? null,
+    binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? binding['chargePointId'] ?? null,
     // A vehicle bound to its charger has no address of its own: two cars of a household differ by
     // charger or by maker (two of one maker at one charger need their own ids).
     ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : [])]);
@@ -94,13 +103,19 @@ export function configuredId(device: ConfiguredDevice, config: Config): string {
 export function applyConfiguredDevices(store: Store, config: Config, nowMs: number, log: Logger): { added: number; updated: number; deleted: number } {
   const counts = { added: 0, updated: 0, deleted: 0 };
   const records: DeviceRecord[] = [];
+  const credentials: { chargePointId: string; deviceId: string; passwordHash: string }[] = [];
   for (const device of config.devices) {
     const id = configuredId(device, config);
-    const binding = resolveBinding(device, config);
+    let binding = resolveBinding(device, config);
     if (store.devices.wasDeleted(id) || store.devices.wasDeletedAt(binding)) {
       counts.deleted++;
       log.info({ device: id }, 'configured device was deleted; it is not added again (remove it from the file)');
       continue;
+    }
+    if (binding.type === OCPP_BINDING) {
+      const credential = ocppCredential(store, id, binding);
+      binding = credential.binding;
+      if (credential.changed) credentials.push({ chargePointId: String(binding['chargePointId']), deviceId: id, passwordHash: credential.passwordHash });
     }
     const existing = store.devices.get(id);
     // The stored stamp is dropped here and given back only while the static data stays the same.
@@ -117,6 +132,20 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
     else counts.added++;
     records.push(record);
   }
-  if (records.length > 0) store.devices.save(records);
+  if (records.length > 0 || credentials.length > 0) store.importDevices(records, new Map(), nowMs, credentials);
   return counts;
+}
+
+/**
+ * A configured OCPP charger's binding as stored (without its password) and its password hash: the
+ * stored hash is kept while the file's password still matches it, so that a restart rewrites nothing.
+ */
+function ocppCredential(store: Store, deviceId: string, binding: DriverBinding): { binding: DriverBinding; passwordHash: string; changed: boolean } {
+  const stored = store.ocpp.credentialOfDeviceId(deviceId);
+  const { password, passwordHash, ...rest } = binding;
+  const same = stored !== undefined && stored.chargePointId === rest['chargePointId']
+    && (typeof passwordHash === 'string' ? passwordHash === stored.passwordHash : verifyPasswordSync(String(password), stored.passwordHash));
+  if (same) return { binding: rest as DriverBinding, passwordHash: stored.passwordHash, changed: false };
+  const split = splitOcppBinding(binding);
+  return { ...split, changed: true };
 }

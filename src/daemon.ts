@@ -34,6 +34,12 @@ import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts'
 import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
+import { AuthFailures } from './runtime/auth-failures.ts';
+import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
+import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
+import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
+import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './api/pairing/ocpp-prober.ts';
+import { combinedProber, type ChargerProber } from './api/pairing/prober.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -68,6 +74,8 @@ export class Daemon {
   modbus: ModbusRuntime | undefined;
   /** Drives devices with MQTT driver bindings, when a broker is configured. */
   mqtt: MqttRuntime | undefined;
+  /** Chargers speaking OCPP 1.6J to the hub's endpoint, ws(s)://<hub>/ocpp/{chargePointId}. */
+  ocpp: OcppRuntime | undefined;
   /** The connection to the household broker (MQTT drivers and events). */
   broker: BrokerLink | undefined;
   worker: CommandWorker | undefined;
@@ -113,7 +121,7 @@ export class Daemon {
     };
     await this.listen((request, env) => handle(request, env));
     try {
-      await this.startParts();
+      await this.startParts(this.server!);
     } catch (err) {
       await this.stop().catch(() => {});
       throw err;
@@ -156,7 +164,7 @@ export class Daemon {
     return server;
   }
 
-  private async startParts(): Promise<void> {
+  private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
@@ -182,16 +190,21 @@ export class Daemon {
         this.publisher.start();
       }
     }
-    const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : [])];
+    // OCPP chargers connect to the hub's own HTTP(S) port; failed passwords count like failed keys.
+    const authFailures = new AuthFailures(() => config.http.authFailuresPerMinute);
+    const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => this.ocpp!.authenticate(...args) });
+    this.ocpp = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events: this.events, clock, log });
+    const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
     this.worker = new CommandWorker({
       store, executors, events: this.events, clock, log, settings: { confirmTimeoutMs: config.commands.confirmTimeoutSeconds * 1000 },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
-      this.runtime = new HubRuntime({ modbus: this.modbus, mqtt: this.mqtt, worker: this.worker, watcher: this.watcher });
+      this.runtime = new HubRuntime({ modbus: this.modbus, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher });
     }
     this.modbus.start();
     this.mqtt?.start();
+    this.ocpp.start();
     this.broker?.start();
     this.watcher.start();
     this.worker.start();
@@ -204,17 +217,32 @@ export class Daemon {
       commandTtlMs: config.commands.ttlSeconds * 1000,
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
-    const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings };
-    // Chargers are paired over the broker: the page tells the user which broker to point them at, as
-    // the charger reaches it (known once the hub listens).
+    const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
+    // Chargers are paired over the broker (the page tells the user which broker to point them at, as
+    // the charger reaches it, known once the hub listens) and over OCPP, when chargers on the home
+    // network can reach the hub (not on loopback only).
+    const probers: ChargerProber[] = [];
     let brokerForDevices: string | undefined;
-    if (this.mqtt && config.mqtt) deps.pairing = new MqttChargerProber(this.mqtt, () => brokerForDevices);
+    if (this.mqtt && config.mqtt) probers.push(new MqttChargerProber(this.mqtt, () => brokerForDevices));
+    const ocppUrl = () => {
+      const listening = this.url ? new URL(this.url) : undefined;
+      return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
+    };
+    if (ocppAddressForDevices(config.http.publicUrl ?? '', config.http.host, config.http.port, Boolean(config.http.tls)) !== undefined) {
+      probers.push(new OcppChargerProber(this.ocpp, store, () => ocppUrl() ?? ''));
+      for (const vendor of OCPP_PAIRABLE_VENDORS) this.vendors.registerVendor('chargers', vendor);
+    }
+    if (probers.length > 0) deps.pairing = combinedProber(probers);
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
     watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
     watchCommands(this.worker, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
+    // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
+    server.on('upgrade', (request, socket, head) => {
+      if (!endpoint.handleUpgrade(request, socket, head)) refuse(socket, 404, 'Not found');
+    });
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     if (config.mqtt) {
       brokerForDevices = brokerUrlForDevices({
@@ -238,6 +266,8 @@ export class Daemon {
     this.relay = undefined;
     const server = this.server;
     this.server = undefined;
+    // Chargers' WebSockets first: the server's close waits for every socket, upgraded ones too.
+    await this.ocpp?.stop();
     if (server) {
       // Requests in flight are answered; a keep-alive connection is closed as soon as it is idle
       // (not only those idle at the moment of closing), and none may hold the stop for long.
@@ -258,6 +288,7 @@ export class Daemon {
     this.health?.stop();
     await this.modbus?.stop();
     this.modbus = undefined;
+    this.ocpp = undefined;
     await this.mqtt?.stop();
     this.publisher?.stop();
     await this.broker?.stop();

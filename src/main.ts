@@ -31,13 +31,15 @@ async function main(): Promise<void> {
   const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators() : undefined;
   const demoMqtt = demo && !config.mqtt ? await (await import('./sim/demo-mqtt.ts')).startDemoMqtt() : undefined;
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
+  // A Zaptec-like charger that speaks OCPP to the hub's own endpoint, once it listens.
+  const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp() : undefined;
   const daemon = new Daemon({
     config,
     log,
     beforeListen: demo
       ? (store) => {
           const now = Date.now();
-          const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings });
+          const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings, zaptec: demoOcpp?.binding });
           store.apiKeys.revoke('demo', now);
           demoKey = store.apiKeys.create('demo', now).key;
           log.info({ devices }, 'demo household loaded');
@@ -45,6 +47,7 @@ async function main(): Promise<void> {
       : undefined,
   });
   await daemon.start();
+  await demoOcpp?.connect(daemon.url).catch((err: Error) => log.warn({ err }, 'demo: the OCPP charger could not connect'));
   const notifier = SystemdNotifier.fromEnv();
   let watchdog: Watchdog | undefined;
   if (notifier) {
@@ -77,6 +80,7 @@ async function main(): Promise<void> {
     deadline.unref();
     (notifier?.notify('STOPPING=1') ?? Promise.resolve())
       .catch(() => {})
+      .then(() => demoOcpp?.stop())
       .then(() => daemon.stop())
       .then(() => simulators?.stop())
       .then(() => demoMqtt?.stop())

@@ -5,9 +5,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
-
-const WINDOW_MS = 60_000;
-const MAX_TRACKED_CLIENTS = 10_000;
+import { AuthFailures } from '../runtime/auth-failures.ts';
 
 export function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
   // Calls that arrive through the relay say so; they are counted as one untrusted client.
@@ -31,33 +29,29 @@ export function requestHeader(c: Context, name: string): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** The key check as a function that throws 401 or 429; each call of this keeps its own failure counts. */
+/**
+ * The key check as a function that throws 401 or 429. Failures are counted in `deps.authFailures`
+ * when given (the daemon shares it with the OCPP endpoint), else in a counter of this call's own.
+ */
 export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
-  const failures = new Map<string, { count: number; windowStart: number }>();
+  const failures = deps.authFailures ?? new AuthFailures(() => deps.settings.authFailuresPerMinute);
   return (c) => {
     const now = deps.clock.now();
     // The client's address matters only once some client has failed: keep the happy path lean.
     let client: string | undefined;
-    if (failures.size > 0) {
+    if (failures.any) {
       client = clientAddress(c);
-      const record = failures.get(client);
-      if (record && now - record.windowStart >= WINDOW_MS) failures.delete(client);
-    }
-    const current = client === undefined ? undefined : failures.get(client);
-    if (current && current.count >= deps.settings.authFailuresPerMinute) {
-      const retryAfter = Math.ceil((current.windowStart + WINDOW_MS - now) / 1000);
-      throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
+      const retryAfter = failures.retryAfterSeconds(client, now);
+      if (retryAfter > 0) {
+        throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
+      }
     }
     // First catch up with other processes' writes: a key the CLI revoked fails now, and the
     // store's remembered records and totals are current for the rest of the request.
     deps.store.sync();
     const key = requestHeader(c, 'x-api-key');
     if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
-      if (failures.size >= MAX_TRACKED_CLIENTS) failures.clear();
-      client ??= clientAddress(c);
-      const entry = failures.get(client) ?? { count: 0, windowStart: now };
-      entry.count++;
-      failures.set(client, entry);
+      failures.count(client ?? clientAddress(c), now);
       // A missing or empty key is a client set up wrong (an unset shell variable), not a guess: say so.
       throw new ApiError('UNAUTHORIZED', key === undefined ? 'Unauthorized: no X-API-KEY header was sent'
         : key.trim() === '' ? 'Unauthorized: the X-API-KEY header is empty' : undefined);

@@ -4,6 +4,7 @@ import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from './pairing/prober.ts';
+import type { AuthFailures } from '../runtime/auth-failures.ts';
 
 export interface ApiSettings {
   /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
@@ -32,4 +33,6 @@ export interface ApiDeps {
   settings: ApiSettings;
   /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
   pairing?: ChargerProber;
+  /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */
+  authFailures?: AuthFailures;
 }

@@ -10,7 +10,8 @@ export function runExport(store: Store, args: string[], io: CliIo): number {
     io.err('usage: npm run hub -- export FILE   (- for standard output)');
     return 2;
   }
-  const records = store.devices.all().map((d) => toImportRecord(d, d.kind === 'vehicle' ? store.vehicleImages.get(d.id)?.png : undefined));
+  const records = store.devices.all().map((d) => toImportRecord(
+    d, d.kind === 'vehicle' ? store.vehicleImages.get(d.id)?.png : undefined, store.ocpp.credentialOfDeviceId(d.id)?.passwordHash));
   const text = `${JSON.stringify(records, null, 2)}\n`;
   if (file === '-') {
     process.stdout.write(text);

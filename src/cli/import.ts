@@ -25,7 +25,7 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
   const started = performance.now();
   const now = Date.now();
   try {
-    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind);
+    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
     // A record with the id of a stored device takes that device over (its name, owner, binding and
     // state): never silently.
     const replaced = prepared.devices.map((d) => store.devices.get(d.id)).filter((d) => d !== undefined);
@@ -36,7 +36,7 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
       io.err('Nothing was imported. Give --replace to replace them, or leave out their ids to add new devices.');
       return 1;
     }
-    store.importDevices(prepared.devices, prepared.images, now);
+    store.importDevices(prepared.devices, prepared.images, now, prepared.ocppCredentials);
     const ms = Math.round(performance.now() - started);
     io.out(`Imported ${prepared.devices.length} device${prepared.devices.length === 1 ? '' : 's'} (${prepared.images.size} image${prepared.images.size === 1 ? '' : 's'})`
       + `${replaced.length > 0 ? `, ${replaced.length} of them replacing existing devices,` : ''} in ${ms} ms.`);

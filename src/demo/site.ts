@@ -9,6 +9,7 @@ import type { DemoDrivers } from '../sim/demo-sims.ts';
 export const DEMO_USER = 'demo-household';
 const LOCATION = '6f1c0e56-2d1b-4c55-9a0e-4a4f3b2a9d01';
 const CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
+const CARPORT_CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c02';
 
 /** `drivers` binds the battery, PV inverters and meter to running simulators (npm start). */
 export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[] {
@@ -64,13 +65,21 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       chargeState: { lastUpdated: at(1), chargeRate: 7.2, chargeCurrentMax: 16, isPlugged: true, activePhases: 3, chargingState: 'CHARGING' },
     },
     {
-      // Two cars and one charger: the binding says which car charges there (the hub does not guess).
+      // A Zaptec Go speaking OCPP 1.6J to the hub itself (src/sim/demo-ocpp.ts).
+      kind: 'charger', ...base(CARPORT_CHARGER, 1, false), driver: drivers.zaptec,
+      staticData: { vendor: 'ZAPTEC', name: 'Carport', model: 'ZAPTEC GO' },
+      chargeState: { lastUpdated: at(1), isPlugged: true, chargingState: 'CHARGING' },
+    },
+    {
+      // Two cars and two chargers: the binding says which car charges there (the hub does not guess).
       kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2), driver: drivers.car && { ...drivers.car, chargerId: CHARGER },
       staticData: { vendor: 'TESLA', name: 'Family car', model: 'Model 3 Long Range' },
       image: drawCar([200, 30, 40]).toString('base64'),
     },
     {
-      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad02', 30, false),
+      // No driver reaches the VW (its maker's cloud blocks the bridge); it charges at the carport,
+      // so its charging is stopped and started through that charger, over OCPP.
+      kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad02', 30, false), driver: { type: 'charger', chargerId: CARPORT_CHARGER },
       staticData: { vendor: 'VW', name: 'Commuter', model: 'ID.4 Pro' },
       image: drawCar([40, 90, 160]).toString('base64'),
     },
@@ -83,9 +92,10 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
 
 /** Loads (or refreshes) the demo household. Returns how many devices it holds. */
 export function seedDemo(store: Store, nowMs: number, drivers: DemoDrivers = {}): number {
-  const prepared = prepareImport(demoRecords(nowMs, drivers), nowMs, (id) => store.devices.get(id)?.kind);
+  const prepared = prepareImport(demoRecords(nowMs, drivers), nowMs, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
   const fresh = prepared.devices.filter((d) => !store.devices.wasDeleted(d.id));
   const images = new Map([...prepared.images].filter(([id]) => !store.devices.wasDeleted(id)));
-  store.importDevices(fresh, images, nowMs);
+  const credentials = prepared.ocppCredentials.filter((c) => !store.devices.wasDeleted(c.deviceId));
+  store.importDevices(fresh, images, nowMs, credentials);
   return fresh.length;
 }

@@ -3,7 +3,11 @@
 import { STATE_KEY, type DeviceRecord } from './device.ts';
 import { formatTimestamp } from './time.ts';
 
-export function toImportRecord(device: DeviceRecord, image?: Buffer): Record<string, unknown> {
+/**
+ * `ocppPasswordHash`: an OCPP charger's stored password hash, exported in its binding so that an
+ * import on another hub lets the same charger in. The password itself is never stored, so never exported.
+ */
+export function toImportRecord(device: DeviceRecord, image?: Buffer, ocppPasswordHash?: string): Record<string, unknown> {
   const record: Record<string, unknown> = { kind: device.kind, id: device.id, userId: device.userId, isOnline: device.isOnline };
   if (device.lastUpdatedMs !== null) record['lastUpdated'] = formatTimestamp(device.lastUpdatedMs);
   if (device.locationId !== null) record['locationId'] = device.locationId;
@@ -14,7 +18,7 @@ export function toImportRecord(device: DeviceRecord, image?: Buffer): Record<str
   record['staticData'] = staticData;
   const stateKey = STATE_KEY[device.kind];
   if (stateKey && device.state) record[stateKey] = device.state;
-  if (device.driver) record['driver'] = device.driver;
+  if (device.driver) record['driver'] = ocppPasswordHash ? { ...device.driver, passwordHash: ocppPasswordHash } : device.driver;
   if (image) record['image'] = image.toString('base64');
   return record;
 }

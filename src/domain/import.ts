@@ -10,6 +10,7 @@ import {
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
 import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord } from './device.ts';
 import { chargerBindingProblems } from './bindings.ts';
+import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
 import { toValidationErrors } from '../api/validation.ts';
@@ -41,20 +42,35 @@ export interface ImportProblem extends ValidationError {
   index: number;
 }
 
+/** An OCPP charger's credentials as imported: its password already hashed. */
+export interface ImportedOcppCredential {
+  chargePointId: string;
+  deviceId: string;
+  passwordHash: string;
+}
+
 export interface PreparedImport {
   devices: DeviceRecord[];
   images: Map<string, Buffer>;
+  ocppCredentials: ImportedOcppCredential[];
 }
 
 type Parsed = Record<string, any>;
 
-/** Checks every record and turns them into device records; throws ImportError listing all problems. */
-export function prepareImport(input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined): PreparedImport {
+/**
+ * Checks every record and turns them into device records; throws ImportError listing all problems.
+ * `ocppOwner` names the device that holds a charge point id already, if any.
+ */
+export function prepareImport(
+  input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined, ocppOwner: (chargePointId: string) => string | undefined = () => undefined,
+): PreparedImport {
   const problems: ImportProblem[] = [];
   if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
   const devices: DeviceRecord[] = [];
   const images = new Map<string, Buffer>();
   const seen = new Map<string, number>();
+  const chargePoints = new Map<string, number>();
+  const ocppCredentials: ImportedOcppCredential[] = [];
 
   input.forEach((raw: unknown, index) => {
     const kind = (raw as { kind?: unknown } | null)?.kind;
@@ -78,7 +94,26 @@ export function prepareImport(input: unknown, nowMs: number, existingKind: (id: 
     if (isObject(driver) && driver['type'] === CHARGER_BINDING) {
       problems.push(...chargerBindingProblems(kind as DeviceKind, driver).map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
     }
-    if (!result.success) return;
+    let ocppOk = true;
+    if (isObject(driver) && driver['type'] === OCPP_BINDING) {
+      const ocpp = ocppBindingProblems(kind as DeviceKind, driver);
+      problems.push(...ocpp.map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
+      ocppOk = ocpp.length === 0;
+      const chargePointId = driver['chargePointId'];
+      if (ocppOk && typeof chargePointId === 'string') {
+        const first = chargePoints.get(chargePointId);
+        const owner = ocppOwner(chargePointId);
+        if (first !== undefined) problems.push({ index, field: 'driver.chargePointId', message: `repeats the charge point id of record ${first}` });
+        else if (owner !== undefined && owner !== id) problems.push({ index, field: 'driver.chargePointId', message: `is the charge point id of charger ${owner} already` });
+        else chargePoints.set(chargePointId, index);
+      }
+    }
+    if (!result.success || !ocppOk) return;
+    if (hasOcppBinding(result.data)) {
+      const split = splitOcppBinding((result.data as Parsed)['driver']);
+      (result.data as Parsed)['driver'] = split.binding;
+      ocppCredentials.push({ chargePointId: String(split.binding['chargePointId']), deviceId: id, passwordHash: split.passwordHash });
+    }
     const record = result.data as Parsed;
     if (record['image'] !== undefined) {
       const png = Buffer.from(record['image'], 'base64');
@@ -89,7 +124,7 @@ export function prepareImport(input: unknown, nowMs: number, existingKind: (id: 
   });
 
   if (problems.length > 0) throw new ImportError(problems);
-  return { devices, images };
+  return { devices, images, ocppCredentials };
 }
 
 function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): DeviceRecord {
@@ -115,6 +150,10 @@ function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): 
     driver: record['driver'] ? canonicalBinding(record['driver']) : null,
     createdAtMs: nowMs,
   };
+}
+
+function hasOcppBinding(record: unknown): boolean {
+  return (record as Parsed)['driver']?.['type'] === OCPP_BINDING;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

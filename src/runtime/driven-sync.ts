@@ -23,3 +23,17 @@ export function syncSessions(driven: readonly DeviceRecord[], table: SessionTabl
   }
   for (const id of [...table.ids()]) if (!seen.has(id)) table.remove(id);
 }
+
+/** The session table of a runtime that keeps its sessions by device id, each with the device it was opened for. */
+export function sessionTable(
+  sessions: ReadonlyMap<string, { device: DeviceRecord }>,
+  runtime: { handles(device: DeviceRecord): boolean; open(device: DeviceRecord): unknown; remove(id: string): void },
+): SessionTable {
+  return {
+    handles: (device) => runtime.handles(device),
+    bindingOf: (id) => sessions.get(id)?.device.driver,
+    ids: () => sessions.keys(),
+    open: (device) => runtime.open(device),
+    remove: (id) => runtime.remove(id),
+  };
+}

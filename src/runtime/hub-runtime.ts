@@ -7,10 +7,12 @@ import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { ModbusRuntime } from './modbus-runtime.ts';
 import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
+import type { OcppRuntime } from './ocpp/ocpp-runtime.ts';
 
 export interface HubRuntimeParts {
   modbus: ModbusRuntime;
   mqtt: MqttRuntime | undefined;
+  ocpp?: OcppRuntime | undefined;
   worker: CommandWorker;
   watcher: DeviceWatcher;
 }
@@ -19,9 +21,10 @@ export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
-    const { modbus, mqtt } = this.parts;
+    const { modbus, mqtt, ocpp } = this.parts;
     if (modbus.handles(device)) return modbus.refresh(device);
     if (mqtt?.handles(device)) return mqtt.refresh(device);
+    if (ocpp?.handles(device)) return ocpp.refresh(device);
     // Without a binding there is nothing to read, and the stored data is the answer (decided); a
     // vehicle bound only to the charger it charges at has nothing of its own to read either. A
     // binding that no driver here runs reaches nothing: its stored data is no live read.
@@ -38,6 +41,7 @@ export class HubRuntime implements Runtime {
   deviceDeleted(device: DeviceRecord): void {
     this.parts.modbus.deviceDeleted(device);
     this.parts.mqtt?.remove(device.id);
+    this.parts.ocpp?.remove(device.id);
     this.parts.worker.deviceDeleted(device.id);
     this.parts.watcher.deleted(device);
   }
@@ -45,6 +49,7 @@ export class HubRuntime implements Runtime {
   /** A device added in this process (pairing): driven and announced at once. */
   deviceAdded(device: DeviceRecord): void {
     if (this.parts.mqtt?.handles(device)) this.parts.mqtt.sync();
+    if (this.parts.ocpp?.handles(device)) this.parts.ocpp.sync();
     this.parts.watcher.added(device);
   }
 }

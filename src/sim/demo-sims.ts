@@ -24,6 +24,8 @@ export interface DemoDrivers {
   heating?: DriverBinding;
   hotWater?: DriverBinding;
   tariff?: DriverBinding;
+  /** The Zaptec-like OCPP charger of the demo (src/sim/demo-ocpp.ts). */
+  zaptec?: DriverBinding;
 }
 
 const DAY_MS = 30 * 60_000;

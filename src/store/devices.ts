@@ -2,6 +2,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { CHARGER_BINDING, fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
+import { OCPP_BINDING } from '../domain/ocpp-binding.ts';
 import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
 
 export interface DeviceFilter {
@@ -302,6 +303,8 @@ function addressOf(driver: DriverBinding | null): string | null {
   // A charger binding is no address of the vehicle: other cars charge at that charger too, and
   // deleting one must not keep the others out.
   if (!driver || driver.type === CHARGER_BINDING) return null;
+  // An OCPP charger is where its identity is; its other settings (accepted idTags…) may change.
+  if (driver.type === OCPP_BINDING) return `${OCPP_BINDING}:${String(driver['chargePointId'])}`;
   const { type, ...settings } = driver;
   const keys = Object.keys(settings).sort();
   return `${type}:${JSON.stringify(settings, keys)}`;

@@ -6,7 +6,9 @@ import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
+import { OcppRepository, type OcppCredential } from './ocpp.ts';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
+import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
 export class Store {
   readonly devices: DeviceRepository;
@@ -14,6 +16,7 @@ export class Store {
   readonly apiKeys: ApiKeyRepository;
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
+  readonly ocpp: OcppRepository;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
   private readonly nextTurn = () => {
@@ -27,6 +30,7 @@ export class Store {
     this.apiKeys = new ApiKeyRepository(db);
     this.connectSessions = new ConnectSessionRepository(db);
     this.vehicleImages = new VehicleImageRepository(db);
+    this.ocpp = new OcppRepository(db);
   }
 
   static open(path: string): Store {
@@ -57,21 +61,24 @@ export class Store {
     return this.db.transaction(() => {
       this.devices.delete(device, nowMs);
       this.vehicleImages.delete(device.id);
+      this.ocpp.forgetDevice(device.id);
       return this.commands.failPending(device.id, 'Device was deleted', nowMs);
     })();
   }
 
   /**
    * Writes a checked import in one transaction: devices and their images, all or nothing. A device
-   * whose record gives no staticData.lastUpdated gets one (see stampedStaticData).
+   * whose record gives no staticData.lastUpdated gets one (see stampedStaticData). OCPP chargers'
+   * credentials (password hashes) are written with their devices.
    */
-  importDevices(devices: readonly DeviceRecord[], images: ReadonlyMap<string, Buffer>, nowMs: number): void {
+  importDevices(devices: readonly DeviceRecord[], images: ReadonlyMap<string, Buffer>, nowMs: number, ocppCredentials: readonly OcppCredential[] = []): void {
     this.db.transaction(() => {
       this.devices.save(devices.map((device) => {
         const staticData = stampedStaticData(device, this.devices.get(device.id), nowMs);
         return staticData === device.staticData ? device : { ...device, staticData };
       }));
       for (const [vehicleId, png] of images) this.vehicleImages.set(vehicleId, png, nowMs);
+      for (const credential of ocppCredentials) this.ocpp.setCredential(credential, nowMs);
     })();
   }
 
@@ -84,6 +91,12 @@ export class Store {
     return this.db.transaction(() => {
       if (!this.connectSessions.consume(token, nowMs)) return false;
       device.staticData = stampedStaticData(device, undefined, nowMs);
+      // An OCPP charger's password goes into its credentials as a hash, never into the binding.
+      if (device.driver?.type === OCPP_BINDING && typeof device.driver['password'] === 'string') {
+        const split = splitOcppBinding(device.driver);
+        device.driver = split.binding;
+        this.ocpp.setCredential({ chargePointId: String(split.binding['chargePointId']), deviceId: device.id, passwordHash: split.passwordHash }, nowMs);
+      }
       this.devices.save([device]);
       return true;
     })();

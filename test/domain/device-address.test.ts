@@ -15,9 +15,20 @@ test('a broker on loopback is shown at the gateway address clients use, with its
   assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', publicUrl: 'http://127.0.0.1:8080', listenHost: '10.0.0.2' }), 'mqtt://10.0.0.2:1883');
 });
 
+const lan = () => ({
+  lo: [{ address: '127.0.0.1', family: 'IPv4', internal: true, netmask: '255.0.0.0', mac: '00:00:00:00:00:00', cidr: '127.0.0.1/8' }],
+  eth0: [{ address: '192.168.1.20', family: 'IPv4', internal: false, netmask: '255.255.255.0', mac: '02:00:00:00:00:01', cidr: '192.168.1.20/24' }],
+}) as ReturnType<typeof import('node:os').networkInterfaces>;
+const loopbackOnly = () => ({ lo: lan().lo! }) as ReturnType<typeof import('node:os').networkInterfaces>;
+
+test('a hub listening everywhere without a public URL: the machine\'s address on the network', () => {
+  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '0.0.0.0', interfaces: lan }), 'mqtt://192.168.1.20:1883');
+  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '::', interfaces: lan }), 'mqtt://192.168.1.20:1883');
+});
+
 test('no address a device could use: nothing rather than loopback', () => {
-  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '127.0.0.1' }), undefined);
-  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '::' }), undefined);
+  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '127.0.0.1', interfaces: lan }), undefined);
+  assert.equal(brokerUrlForDevices({ brokerUrl: 'mqtt://127.0.0.1:1883', listenHost: '0.0.0.0', interfaces: loopbackOnly }), undefined);
 });
 
 test('a broker elsewhere is shown as configured (without credentials); mqtt.deviceUrl wins', () => {

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startHubProcess } from '../support/process.ts';
+import { startHubProcess, until } from '../support/process.ts';
 import { startBroker } from '../support/broker.ts';
 import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
@@ -16,16 +16,6 @@ import { drivenRecord } from '../support/mqtt-hub.ts';
 const KEY = 'restart-test-key-0123456789abcdef';
 const CHARGER = '6f1c2a4e-0000-4000-8000-00000000c010';
 const VEHICLE = '6f1c2a4e-0000-4000-8000-00000000e010';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 test('killed with pending commands and restarted: nothing lost, nothing twice', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-restart-'));

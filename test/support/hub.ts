@@ -53,8 +53,8 @@ export function createTestHub(options: TestHubOptions = {}) {
 
   /** Imports records through the real importer. */
   function seed(records: unknown[]): void {
-    const prepared = prepareImport(records, clock.now(), (id) => store.devices.get(id)?.kind);
-    store.importDevices(prepared.devices, prepared.images, clock.now());
+    const prepared = prepareImport(records, clock.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
+    store.importDevices(prepared.devices, prepared.images, clock.now(), prepared.ocppCredentials);
   }
 
   return { app, operations, store, clock, key, vendors, request, seed, close: () => store.close() };

@@ -69,8 +69,8 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
     config, log: options.log ?? silentLogger(),
     beforeListen: (store) => {
       if (!options.records) return;
-      const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind);
-      store.importDevices(prepared.devices, prepared.images, Date.now());
+      const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
+      store.importDevices(prepared.devices, prepared.images, Date.now(), prepared.ocppCredentials);
     },
   });
   started = daemon;

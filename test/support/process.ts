@@ -44,3 +44,17 @@ export async function startHubProcess(env: Record<string, string>, args: string[
   });
   return { child, url, kill };
 }
+
+/**
+ * Polls what a hub process shows (over its API, or a peer's record) until `probe` gives a value, one
+ * event-loop turn apart: a process in another address space sends no events to wait on. No sleeps.
+ */
+export async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -1,5 +1,18 @@
 import type { Messages } from './messages.ts';
 
+const OCPP_FIELDS_DE = {
+  chargePointId: {
+    label: 'Ladepunkt-ID',
+    help: 'Die ID, die Sie der Ladestation im Portal des Herstellers geben; die Seriennummer bietet sich an. 1 bis 48 Buchstaben, Ziffern oder . _ ~ -',
+    invalid: 'Die Ladepunkt-ID besteht aus 1 bis 48 Buchstaben, Ziffern oder . _ ~ -',
+  },
+  password: {
+    label: 'Passwort',
+    help: 'Von diesem Hub für diese Ladestation erzeugt: tragen Sie es im Portal des Herstellers ein. Es wird nicht wieder angezeigt.',
+    invalid: 'Das Passwort hat 16 bis 40 Zeichen ohne Leerzeichen.',
+  },
+};
+
 export const de: Messages = {
   hubName: 'Home Energy Hub',
   heading: (vendor) => `${vendor} Ladestation verbinden`,
@@ -42,6 +55,25 @@ export const de: Messages = {
   tooLarge: { heading: 'Zu viele Daten', body: 'Das Formular hat mehr Daten gesendet, als der Hub annimmt. Bitte laden Sie die Seite neu und versuchen Sie es erneut.' },
   failure: { heading: 'Etwas ist schiefgegangen', body: 'Der Hub konnte diesen Schritt nicht abschließen. Bitte versuchen Sie es gleich noch einmal.' },
   vendors: {
+    ZAPTEC: {
+      instructions: (hints) => [
+        'Im Zaptec Portal muss die Ladestation in einer Installation vom Typ „Operator“ sein, und Ihre Benutzergruppe braucht „Allow OCPP 1.6J“. '
+          + 'Öffnen Sie in der Installation Einstellungen → Authentifizierung und wählen Sie „OCPP 1.6J-Authentifizierung“ (nicht die Cloud-Variante), ohne Legacy-OCPP-Verhalten.',
+        `Tragen Sie als Central-System-URL ${hints['ocppUrl'] ?? 'die OCPP-Adresse dieses Hubs'}/ gefolgt von der Ladepunkt-ID unten ein, z. B. ${hints['ocppUrl'] ?? ''}/ZAP000123. `
+          + 'Als Passwort tragen Sie das Passwort unten ein. Speichern Sie, während die Ladestation online ist und nicht lädt.',
+        'Sobald sich die Ladestation mit diesem Hub verbunden hat, klicken Sie auf Verbinden.',
+      ],
+      fields: OCPP_FIELDS_DE,
+    },
+    EASEE: {
+      instructions: (hints) => [
+        'Easee-Ladestationen (Firmware 328 oder neuer) werden einmalig über Easees OCPP-Commissioning-API auf OCPP umgestellt (https://api.easee.com/local-ocpp, angemeldet mit Ihrem Easee-Konto; der Standort muss Easee als Betreiber haben).',
+        `Verbindung speichern: POST /v1/connection-details/{Seriennummer} mit connectivityMode „DualProtocol“, websocketConnectionArgs.url „${hints['ocppUrl'] ?? ''}“ `
+          + 'sowie Ladepunkt-ID und Passwort von unten als chargePointId und basicAuthPassword. Danach mit derselben API auf die Ladestation anwenden.',
+        'Sobald sich die Ladestation mit diesem Hub verbunden hat, klicken Sie auf Verbinden.',
+      ],
+      fields: OCPP_FIELDS_DE,
+    },
     GO_E: {
       instructions: (hints) => [
         'Öffnen Sie in der go-e App die Interneteinstellungen der Ladestation, aktivieren Sie die MQTT-API und tragen Sie den Broker dieses Hubs als MQTT-Broker ein'

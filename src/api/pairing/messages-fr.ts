@@ -1,5 +1,18 @@
 import type { Messages } from './messages.ts';
 
+const OCPP_FIELDS_FR = {
+  chargePointId: {
+    label: 'Identifiant de point de charge',
+    help: 'L’identifiant que vous donnez à la borne dans le portail du fabricant ; son numéro de série convient. 1 à 48 lettres, chiffres ou . _ ~ -',
+    invalid: 'L’identifiant compte 1 à 48 lettres, chiffres ou . _ ~ -',
+  },
+  password: {
+    label: 'Mot de passe',
+    help: 'Généré par ce hub pour cette borne : saisissez-le dans le portail du fabricant. Il ne sera plus affiché.',
+    invalid: 'Le mot de passe compte 16 à 40 caractères sans espace.',
+  },
+};
+
 export const fr: Messages = {
   hubName: 'Hub énergie domestique',
   heading: (vendor) => `Connecter votre borne ${vendor}`,
@@ -42,6 +55,25 @@ export const fr: Messages = {
   tooLarge: { heading: 'Trop de données', body: 'Le formulaire a envoyé plus de données que le hub n’en accepte. Veuillez recharger la page et réessayer.' },
   failure: { heading: 'Une erreur est survenue', body: 'Le hub n’a pas pu terminer cette étape. Veuillez réessayer dans un instant.' },
   vendors: {
+    ZAPTEC: {
+      instructions: (hints) => [
+        'Dans le Zaptec Portal, la borne doit faire partie d’une installation de type « Operator », et votre groupe d’utilisateurs doit avoir « Allow OCPP 1.6J ». '
+          + 'Ouvrez Paramètres → Authentification de l’installation et choisissez « Authentification OCPP 1.6J » (pas la variante cloud), sans le comportement OCPP hérité.',
+        `Comme URL du système central, saisissez ${hints['ocppUrl'] ?? 'l’adresse OCPP de ce hub'}/ suivi de l’identifiant de point de charge ci-dessous, par ex. ${hints['ocppUrl'] ?? ''}/ZAP000123. `
+          + 'Comme mot de passe, saisissez le mot de passe ci-dessous. Enregistrez pendant que la borne est en ligne et ne charge pas.',
+        'Quand la borne s’est connectée à ce hub, cliquez sur Connecter.',
+      ],
+      fields: OCPP_FIELDS_FR,
+    },
+    EASEE: {
+      instructions: (hints) => [
+        'Les bornes Easee (micrologiciel 328 ou plus récent) passent une fois en OCPP par l’API de mise en service OCPP d’Easee (https://api.easee.com/local-ocpp, connecté avec votre compte Easee ; Easee doit être l’opérateur du site).',
+        `Enregistrez la connexion : POST /v1/connection-details/{numéro de série} avec connectivityMode « DualProtocol », websocketConnectionArgs.url « ${hints['ocppUrl'] ?? ''} » `
+          + 'et l’identifiant et le mot de passe ci-dessous comme chargePointId et basicAuthPassword. Puis appliquez-la à la borne avec la même API.',
+        'Quand la borne s’est connectée à ce hub, cliquez sur Connecter.',
+      ],
+      fields: OCPP_FIELDS_FR,
+    },
     GO_E: {
       instructions: (hints) => [
         'Dans l’application go-e, ouvrez les paramètres Internet de la borne, activez l’API MQTT et indiquez le broker de ce hub comme broker MQTT'

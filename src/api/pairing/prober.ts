@@ -16,6 +16,8 @@ export interface PairingForm {
   fields: ReadonlyArray<PairingField>;
   /** Values the vendor's instructions show the user, e.g. `{ broker: 'mqtt://hub.local:1883' }`. */
   hints?: Readonly<Record<string, string>>;
+  /** Values a fresh form starts with (an OCPP charger's generated password); called each time the form is shown. */
+  initialValues?(): Record<string, string>;
 }
 
 export interface ProbedCharger {
@@ -67,3 +69,16 @@ export const GO_E_PAIRING_FORM: PairingForm = {
     { name: 'topicPrefix', required: false, pattern: '[A-Za-z0-9_\\-]+(/[A-Za-z0-9_\\-]+)*', maxLength: 64 },
   ],
 };
+
+/** Several probers as one: the vendors of all, each probe by the prober that pairs its vendor. */
+export function combinedProber(probers: readonly ChargerProber[]): ChargerProber {
+  const owner = (vendor: string) => probers.find((p) => p.forms().has(vendor));
+  return {
+    forms: () => new Map(probers.flatMap((p) => [...p.forms()])),
+    probe: (vendor, fields, signal) => {
+      const prober = owner(vendor);
+      if (!prober) return Promise.reject(new PairingProbeError('NOT_A_CHARGER', `${vendor} cannot be paired on this hub`));
+      return prober.probe(vendor, fields, signal);
+    },
+  };
+}

@@ -167,7 +167,7 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     const frame = frameOf(c, session);
     const form = formOf(session.vendor);
     if (!form) return page(c, 200, notSupportedPage(frame, token, session.vendor), session.redirectUrl);
-    return page(c, 200, formPage(frame, { token, vendor: session.vendor, form }), session.redirectUrl);
+    return page(c, 200, formPage(frame, { token, vendor: session.vendor, form, values: form.initialValues?.() }), session.redirectUrl);
   });
 
   app.post('/connect/:token', bodyLimit({

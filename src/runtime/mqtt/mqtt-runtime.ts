@@ -14,7 +14,7 @@ import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
-import { syncSessions } from '../driven-sync.ts';
+import { sessionTable, syncSessions } from '../driven-sync.ts';
 import { runMqttCommand } from './mqtt-commands.ts';
 import type { MqttDriverRegistry } from './mqtt-registry.ts';
 import { MqttSession, type Route } from './mqtt-session.ts';
@@ -294,13 +294,9 @@ export class MqttRuntime implements CommandExecutor {
 
   /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
-    syncSessions(this.deps.store.devices.driven(), {
-      handles: (device) => this.handles(device),
-      bindingOf: (id) => this.sessions.get(id)?.device.driver,
-      ids: () => this.sessions.keys(),
-      open: (device) => this.open(device),
-      remove: (id) => this.remove(id),
-    });
+    syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, {
+      handles: (device) => this.handles(device), open: (device) => this.open(device), remove: (id) => this.remove(id),
+    }));
   }
 
   private open(device: DeviceRecord): MqttSession | undefined {
