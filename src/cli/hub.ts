@@ -1,5 +1,6 @@
 // The `hub` command (`npm run hub -- <command>`): administration that works whether or not the
-// daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage.
+// daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage
+// or configuration (as a refused start).
 import { loadConfig, databasePath, ConfigError } from '../config.ts';
 import { Store } from '../store/store.ts';
 import { runKeys } from './keys.ts';
@@ -27,7 +28,7 @@ const USAGE = () => `usage: npm run hub -- <command>
   image set VEHICLE_ID PNG  set the picture of a vehicle
   backup FILE               copy the database (safe while the hub runs)
   restore FILE              restore a backup into the database
-  config check FILE         check a configuration file without starting
+  config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
 
 ${SCAN_USAGE}
 ${DEVICES_USAGE}
@@ -48,7 +49,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     } catch (err) {
       if (err instanceof ConfigError) {
         io.err(`configuration error in ${err.message}`);
-        return 1;
+        return 2;
       }
       throw err;
     }
@@ -70,7 +71,12 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   try {
     store = Store.open(databasePath(loadConfig(env)));
   } catch (err) {
-    io.err(err instanceof ConfigError ? `configuration error in ${err.message}` : `cannot open the database: ${(err as Error).message}`);
+    // A configuration the hub would refuse to start with is exit code 2, as for the hub (main.ts).
+    if (err instanceof ConfigError) {
+      io.err(`configuration error in ${err.message}`);
+      return 2;
+    }
+    io.err(`cannot open the database: ${(err as Error).message}`);
     return 1;
   }
   try {

@@ -152,3 +152,16 @@ test('hub commands take a device id by a prefix naming one device; an ambiguous 
   assert.equal(await w.run('image', 'set', ids.vehicle.slice(0, -1).toUpperCase() + '1', png), 0);
   assert.equal(await w.run('image', 'set', '5cab', png), 1);
 });
+
+test('config check takes HUB_CONFIG by default; other commands refuse a bad configuration with 2, as the hub does', async (t) => {
+  const w = workspace(t);
+  const bad = join(w.dir, 'bad.yaml');
+  writeFileSync(bad, 'logLevel: loud\n');
+  const io = { out: (l: string) => w.out.push(l), err: (l: string) => w.err.push(l) };
+  assert.equal(await runHub(['config', 'check'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+  assert.match(w.err.join('\n'), /logLevel: must be one of debug, info, warn, error, silent/);
+  assert.equal(await runHub(['config', 'check'], io, { HUB_DATA_DIR: w.dir }), 2);
+  assert.match(w.err.at(-1)!, /usage: npm run hub -- config check \[FILE\]/);
+  assert.equal(await runHub(['keys', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+  assert.equal(await runHub(['devices', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+});
