@@ -30,7 +30,8 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
     // state): never silently.
     const replaced = prepared.devices.map((d) => store.devices.get(d.id)).filter((d) => d !== undefined);
     if (replaced.length > 0 && !replace) {
-      io.err(`${replaced.length} record${replaced.length === 1 ? ' has the id' : 's have the ids'} of existing devices, which importing would replace:`);
+      io.err(replaced.length === 1 ? '1 record has the id of an existing device, which importing would replace:'
+        : `${replaced.length} records have the ids of existing devices, which importing would replace:`);
       for (const d of replaced.slice(0, MAX_PROBLEMS_SHOWN)) io.err(`  ${d.id}  ${d.kind} ${d.vendor}${d.name ? ` "${d.name}"` : ''} of ${d.userId}`);
       if (replaced.length > MAX_PROBLEMS_SHOWN) io.err(`  … and ${replaced.length - MAX_PROBLEMS_SHOWN} more`);
       io.err('Nothing was imported. Give --replace to replace them, or leave out their ids to add new devices.');

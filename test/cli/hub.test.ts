@@ -191,7 +191,7 @@ test('an import that would replace existing devices lists their ids and refuses 
   writeFileSync(takeover, JSON.stringify([fresh, battery]));
   w.err.length = 0;
   assert.equal(await w.run('import', takeover), 1);
-  assert.match(w.err.join('\n'), new RegExp(`1 record has the id of existing devices[^]*${ids.battery}  battery FRONIUS[^]*--replace`));
+  assert.match(w.err.join('\n'), new RegExp(`1 record has the id of an existing device, which importing would replace:[^]*${ids.battery}  battery FRONIUS[^]*--replace`));
   const store = w.open();
   t.after(() => store.close());
   assert.equal(store.devices.get(ids.battery)?.userId, 'demo-household', 'nothing was taken over');
