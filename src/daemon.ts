@@ -123,6 +123,9 @@ export class Daemon {
     try {
       await this.startParts(this.server!);
     } catch (err) {
+      // Requests that waited for a start that failed are not held until the forced close.
+      handle = () => new Response(null, { status: 503, headers: { connection: 'close' } });
+      ready();
       await this.stop().catch(() => {});
       throw err;
     }
