@@ -4,11 +4,14 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { toValidationErrors } from './domain/validation.ts';
+import { configProblems, yamlProblem, ENV_FIELDS, type ConfigProblem } from './config-problems.ts';
 import { DEVICE_KINDS, HVAC_TYPES } from './domain/vocabulary.ts';
 import { configuredDeviceProblems } from './configured-devices.ts';
+import { isLoopbackHost } from './domain/device-address.ts';
 
 const Port = z.int().min(0).max(65535);
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 export const ConfigSchema = z.strictObject({
   dataDir: z.string().min(1).default('data'),
@@ -30,6 +33,14 @@ export const ConfigSchema = z.strictObject({
   /** The household's MQTT broker: MQTT drivers listen and command through it, events go out on it. */
   mqtt: z.strictObject({
     url: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL'),
+    /**
+     * The same broker as devices on the home network reach it (what pairing tells a charger). By
+     * default `url`, or, when that is a loopback address, the gateway's address from http.publicUrl
+     * or http.host with the broker's port.
+     */
+    deviceUrl: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL')
+      .refine((url) => !isLoopbackHost(new URL(url).hostname), 'is a loopback address, which on a device means the device itself: give the gateway\'s address on the home network')
+      .optional(),
     clientId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').optional(),
     username: z.string().optional(),
     password: z.string().optional(),
@@ -90,13 +101,14 @@ export const ConfigSchema = z.strictObject({
     driver: z.looseObject({ type: z.string().min(1), bus: z.string().optional() }),
   })).default([]),
   apiKey: z.string().min(24, 'must be at least 24 characters long').optional(),
-  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** The levels the documentation lists (pino has fatal and trace besides; neither is needed here). */
+  logLevel: z.enum(LOG_LEVELS).default('info'),
 });
 
 export type Config = z.output<typeof ConfigSchema>;
 
 export class ConfigError extends Error {
-  constructor(readonly problems: { field: string; message: string }[], source: string) {
+  constructor(readonly problems: ConfigProblem[], source: string) {
     super(`${source}:\n${problems.map((p) => `  ${p.field}: ${p.message}`).join('\n')}`);
     this.name = 'ConfigError';
   }
@@ -116,14 +128,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     try {
       fileValues = (parseYaml(text) ?? {}) as Record<string, unknown>;
     } catch (err) {
-      throw new ConfigError([{ field: '(file)', message: `is not valid YAML: ${(err as Error).message.split('\n')[0]}` }], source);
+      throw new ConfigError([yamlProblem(err)], source);
     }
     if (typeof fileValues !== 'object' || Array.isArray(fileValues)) {
       throw new ConfigError([{ field: '(file)', message: 'must be a YAML mapping' }], source);
     }
   }
   const merged = structuredClone(fileValues) as Record<string, any>;
-  const problems: { field: string; message: string }[] = [];
+  const problems: ConfigProblem[] = [];
   const http = (merged['http'] ??= {});
   if (env['HUB_DATA_DIR']) merged['dataDir'] = env['HUB_DATA_DIR'];
   if (env['HUB_HTTP_HOST']) http['host'] = env['HUB_HTTP_HOST'];
@@ -133,11 +145,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (env['HUB_PUBLIC_URL']) http['publicUrl'] = env['HUB_PUBLIC_URL'];
   if (env['HUB_MQTT_URL']) merged['mqtt'] = { ...(merged['mqtt'] ?? {}), url: env['HUB_MQTT_URL'] };
+  if (env['HUB_MQTT_DEVICE_URL']) merged['mqtt'] = { ...(merged['mqtt'] ?? {}), deviceUrl: env['HUB_MQTT_DEVICE_URL'] };
   if (env['HUB_API_KEY']) merged['apiKey'] = env['HUB_API_KEY'];
   if (env['HUB_LOG_LEVEL']) merged['logLevel'] = env['HUB_LOG_LEVEL'];
+  const fromEnv = new Set(Object.entries(ENV_FIELDS).filter(([, variable]) => env[variable]).map(([field]) => field));
   const result = ConfigSchema.safeParse(merged, { reportInput: true });
-  if (!result.success) problems.push(...toValidationErrors(result.error.issues));
-  else {
+  if (!result.success) {
+    problems.push(...configProblems(result.error.issues, fromEnv));
+    problems.push(...devicesDespiteOtherProblems(merged, result.error.issues));
+  } else {
     problems.push(...configuredDeviceProblems(result.data));
     for (const key of ['certFile', 'keyFile'] as const) {
       const file = result.data.http.tls?.[key];
@@ -151,6 +167,32 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems, source);
   return result.data;
+}
+
+/**
+ * The declared devices' own problems while other parts of the file have theirs, so that every
+ * problem is reported at once: sections with problems fall back to their defaults, and devices
+ * whose entries have problems are left out (their problems are already listed).
+ */
+function devicesDespiteOtherProblems(merged: Record<string, any>, issues: readonly z.core.$ZodIssue[]): ConfigProblem[] {
+  if (!Array.isArray(merged['devices'])) return [];
+  const broken = new Set(issues.map((issue) => issue.path[0]));
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(merged)) if (key !== 'devices' && !broken.has(key)) rest[key] = value;
+  // A broker section with problems of its own still says a broker is meant.
+  if (broken.has('mqtt') && merged['mqtt']) rest['mqtt'] = { url: 'mqtt://broker.invalid' };
+  const base = ConfigSchema.safeParse(rest);
+  if (!base.success) return [];
+  const deviceSchema = ConfigSchema.shape.devices.unwrap().element;
+  // Sparse: configuredDeviceProblems walks the entries that parsed, under their own indexes.
+  const devices: Config['devices'] = [];
+  merged['devices'].forEach((entry: unknown, index: number) => {
+    const parsed = deviceSchema.safeParse(entry);
+    if (parsed.success) devices[index] = parsed.data;
+  });
+  const problems = configuredDeviceProblems({ ...base.data, devices });
+  // A bus the broken modbus section may well declare is not a problem of the device.
+  return broken.has('modbus') ? problems.filter((p) => !p.field.endsWith('.driver.bus')) : problems;
 }
 
 export function databasePath(config: Config): string {

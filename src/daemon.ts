@@ -28,6 +28,7 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
+import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
 import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
@@ -45,7 +46,10 @@ export interface DaemonOptions {
   config: Config;
   log: Logger;
   clock?: Clock;
-  /** Called with the open store before the server listens (the demo seeds its household here). */
+  /**
+   * Called with the open store once the port is the hub's and before anything is driven or served
+   * (the demo seeds its household here): a hub that cannot listen never gets this far.
+   */
   beforeListen?: (store: Store) => void;
 }
 
@@ -103,6 +107,63 @@ export class Daemon {
   }
 
   async start(): Promise<void> {
+    // The port first: a hub started while another runs on it must fail before it touches the store
+    // (the demo revokes its previous key and rebinds its devices; declared devices are written).
+    // Requests that arrive while the rest starts wait for the API.
+    let handle: (request: Request, env: unknown) => Response | Promise<Response>;
+    let ready!: () => void;
+    const started = new Promise<void>((resolve) => { ready = resolve; });
+    handle = async (request, env) => {
+      await started;
+      return handle(request, env);
+    };
+    await this.listen((request, env) => handle(request, env));
+    try {
+      await this.startParts(this.server!);
+    } catch (err) {
+      // Requests that waited for a start that failed are not held until the forced close.
+      handle = () => new Response(null, { status: 503, headers: { connection: 'close' } });
+      ready();
+      await this.stop().catch(() => {});
+      throw err;
+    }
+    handle = this.app.app.fetch;
+    ready();
+    this.options.log.info({ url: this.url }, 'hub listening');
+  }
+
+  /** Binds the configured address; a clear error when another process has it. */
+  private async listen(fetch: (request: Request, env: unknown) => Response | Promise<Response>): Promise<Server> {
+    const { config, log } = this.options;
+    const tls = config.http.tls;
+    // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
+    const https = tls ? { createServer: (await import('node:https')).createServer, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } : undefined;
+    const server = createHubServer({
+      fetch, log, https, bodyLimitBytes: config.http.bodyLimitBytes,
+      countAnswer: (method, status) => this.hubApp?.countAnswer(method, status),
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', resolve);
+      server.once('error', (err: NodeJS.ErrnoException) => {
+        const where = `${config.http.host}:${config.http.port}`;
+        if (err.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (is another hub running? set HUB_HTTP_PORT to use another port)`));
+        else if (err.code === 'EACCES') reject(new Error(`not allowed to listen on ${where} (ports below 1024 need privileges)`));
+        else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`${config.http.host} is not an address of this machine`));
+        else reject(err);
+      });
+      server.listen(config.http.port, config.http.host);
+    });
+    this.server = server;
+    const address = server.address() as AddressInfo;
+    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
+    // Slow clients must not hold sockets forever on a small gateway.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    return server;
+  }
+
+  private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
@@ -116,7 +177,7 @@ export class Daemon {
     this.modbus.registerVendors(this.vendors);
     // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
-      const { events: eventSettings, staleAfterSeconds, ...endpoint } = config.mqtt;
+      const { events: eventSettings, staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
       this.broker = new BrokerLink(endpoint, log.child({ part: 'broker' }));
       this.mqtt = new MqttRuntime({
         store, registry: builtInMqttDrivers(), link: this.broker, events: this.events, clock, log,
@@ -156,10 +217,12 @@ export class Daemon {
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
-    // Chargers are paired over the broker (the page tells the user which broker to point them at)
-    // and over OCPP, when chargers on the home network can reach the hub (not on loopback only).
+    // Chargers are paired over the broker (the page tells the user which broker to point them at, as
+    // the charger reaches it, known once the hub listens) and over OCPP, when chargers on the home
+    // network can reach the hub (not on loopback only).
     const probers: ChargerProber[] = [];
-    if (this.mqtt && config.mqtt) probers.push(new MqttChargerProber(this.mqtt, redactUrl(config.mqtt.url)));
+    let brokerForDevices: string | undefined;
+    if (this.mqtt && config.mqtt) probers.push(new MqttChargerProber(this.mqtt, () => brokerForDevices));
     const ocppUrl = () => {
       const listening = this.url ? new URL(this.url) : undefined;
       return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
@@ -175,30 +238,22 @@ export class Daemon {
     watchCommands(this.worker, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
-
-    const tls = config.http.tls;
-    // node:https (and TLS under it) is loaded only when configured: about 2 MB of RSS otherwise.
-    const https = tls ? { createServer: (await import('node:https')).createServer, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } : undefined;
-    const server = createHubServer({ fetch: this.hubApp.app.fetch, log, https, bodyLimitBytes: config.http.bodyLimitBytes, countAnswer: this.hubApp.countAnswer });
-    this.server = server;
     // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
     server.on('upgrade', (request, socket, head) => {
       if (!endpoint.handleUpgrade(request, socket, head)) refuse(socket, 404, 'Not found');
     });
-    server.listen(config.http.port, config.http.host);
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
-      server.once('error', reject);
-    });
-    const address = server.address() as AddressInfo;
-    const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    this.url = `${tls ? 'https' : 'http'}://${host}:${address.port}`;
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
-    // Slow clients must not hold sockets forever on a small gateway.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
-    log.info({ url: this.url }, 'hub listening');
-
+    if (config.mqtt) {
+      brokerForDevices = brokerUrlForDevices({
+        brokerUrl: config.mqtt.url, deviceUrl: config.mqtt.deviceUrl, publicUrl: config.http.publicUrl, listenHost: config.http.host,
+      });
+      // Worth a warning only where pairing is offered to the home network: a hub on loopback (the
+      // demo, a hub behind a proxy without a public URL) serves this machine only.
+      if (!brokerForDevices) {
+        log[isLoopbackHost(config.http.host) ? 'info' : 'warn']({ broker: redactUrl(config.mqtt.url) },
+          'the broker is on loopback and the hub knows no address of this gateway a device could use: pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
+      }
+    }
     if (config.relay) {
       this.relay = new Relay({ ...config.relay, maxRequestBytes: config.http.bodyLimitBytes }, this.hubApp.app, log.child({ part: 'relay' }));
       this.relay.start();

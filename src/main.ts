@@ -71,7 +71,8 @@ async function main(): Promise<void> {
       `\nhome-energy-hub is running at ${daemon.url}\n` +
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
-      `  docs: ${daemon.url}/docs\n\n`,
+      `  docs: ${daemon.url}/docs\n` +
+      `  the demo's devices and their ids:  npm run hub -- devices list\n\n`,
     );
   }
   let stopping = false;

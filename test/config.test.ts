@@ -31,9 +31,10 @@ test('every problem is reported at once with its path and a plain reason', (t) =
   const file = yamlFile(t, 'http:\n  port: 70000\n  publicUrl: not-a-url\n  colour: blue\ncommands:\n  ttlSeconds: 0\n');
   assert.throws(() => loadConfig({ HUB_CONFIG: file, HUB_API_KEY: 'short' }), (err: ConfigError) => {
     const fields = err.problems.map((p) => p.field).sort();
-    assert.deepEqual(fields, ['apiKey', 'commands.ttlSeconds', 'http.colour', 'http.port', 'http.publicUrl']);
+    // The key came from the environment: the problem names the variable, not a key of the file.
+    assert.deepEqual(fields, ['HUB_API_KEY', 'commands.ttlSeconds', 'http.colour', 'http.port', 'http.publicUrl']);
     assert.match(err.message, /http\.port: must be at most 65535/);
-    assert.match(err.message, /apiKey: must be at least 24 characters long/);
+    assert.match(err.message, /HUB_API_KEY: must be at least 24 characters long/);
     return true;
   });
   assert.throws(() => loadConfig({ HUB_HTTP_PORT: 'eighty' }), /HUB_HTTP_PORT: must be a port number/);
@@ -45,4 +46,47 @@ test('an unreadable or malformed file is a clear error', (t) => {
   assert.throws(() => loadConfig({ HUB_CONFIG: bad }), /not valid YAML/);
   const list = yamlFile(t, '- a\n- b\n');
   assert.throws(() => loadConfig({ HUB_CONFIG: list }), /must be a YAML mapping/);
+});
+
+test('plain reasons, not Zod\'s wording: allowed values listed, unknown keys named as settings', (t) => {
+  const file = yamlFile(t, 'logLevel: loud\nmqtt:\n  url: mqtt://broker.lan\n  protocolVersion: 3\nhttp:\n  colour: blue\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: ConfigError) => {
+    const byField = Object.fromEntries(err.problems.map((p) => [p.field, p.message]));
+    // The five levels the documentation lists.
+    assert.equal(byField['logLevel'], 'must be one of debug, info, warn, error, silent');
+    assert.equal(byField['mqtt.protocolVersion'], 'must be one of 4, 5');
+    assert.match(byField['http.colour']!, /is not a known setting/);
+    assert.doesNotMatch(err.message, /Invalid (option|input)|expected one of|"\|"/);
+    return true;
+  });
+  assert.throws(() => loadConfig({ HUB_LOG_LEVEL: 'trace' }), /HUB_LOG_LEVEL: must be one of debug, info, warn, error, silent/);
+});
+
+test('device problems are reported together with the other problems', (t) => {
+  const file = yamlFile(t, 'logLevel: loud\nhttp:\n  port: x\ndevices:\n  - kind: toaster\n    userId: u\n    vendor: X\n    driver: { type: sunspec }\n'
+    + '  - kind: battery\n    userId: u\n    vendor: GO_E\n    driver: { type: warp-drive }\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: ConfigError) => {
+    const fields = err.problems.map((p) => p.field).sort();
+    assert.deepEqual(fields, ['devices[0].kind', 'devices[1].driver', 'devices[1].vendor', 'http.port', 'logLevel']);
+    return true;
+  });
+});
+
+test('a YAML syntax error says where and what in one complete line', (t) => {
+  const bad = yamlFile(t, 'http:\n  port: 8080\n  x: [\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: bad }), (err: ConfigError) => {
+    assert.equal(err.problems.length, 1);
+    const message = err.problems[0]!.message;
+    assert.match(message, /^is not valid YAML: line \d+, column \d+: \S.*\S$/);
+    assert.doesNotMatch(message, /:$|\n/);
+    return true;
+  });
+});
+
+test('mqtt.deviceUrl, the broker as devices reach it, is never a loopback address', (t) => {
+  const file = yamlFile(t, 'mqtt:\n  url: mqtt://127.0.0.1:1883\n  deviceUrl: mqtt://localhost:1883\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), /mqtt\.deviceUrl: is a loopback address/);
+  assert.throws(() => loadConfig({ HUB_MQTT_URL: 'mqtt://127.0.0.1:1883', HUB_MQTT_DEVICE_URL: 'mqtt://[::1]:1883' }), /HUB_MQTT_DEVICE_URL: is a loopback address/);
+  const ok = loadConfig({ HUB_MQTT_URL: 'mqtt://127.0.0.1:1883', HUB_MQTT_DEVICE_URL: 'mqtt://192.168.1.5:1883' });
+  assert.equal(ok.mqtt?.deviceUrl, 'mqtt://192.168.1.5:1883');
 });

@@ -52,7 +52,9 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
     const key = requestHeader(c, 'x-api-key');
     if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
       failures.count(client ?? clientAddress(c), now);
-      throw new ApiError('UNAUTHORIZED');
+      // A missing or empty key is a client set up wrong (an unset shell variable), not a guess: say so.
+      throw new ApiError('UNAUTHORIZED', key === undefined ? 'Unauthorized: no X-API-KEY header was sent'
+        : key.trim() === '' ? 'Unauthorized: the X-API-KEY header is empty' : undefined);
     }
   };
 }

@@ -28,7 +28,7 @@ import { HSTS_HEADER, json } from './respond.ts';
 export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
 
 export interface HubServerOptions {
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>;
   log: Logger;
   /** The largest request body taken (the API's 64 KB). */
   bodyLimitBytes: number;

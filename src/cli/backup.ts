@@ -27,7 +27,7 @@ function progressLine(io: CliIo) {
 export async function runBackup(store: Store, args: string[], io: CliIo): Promise<number> {
   const [file] = args;
   if (!file) {
-    io.err('usage: hub backup FILE');
+    io.err('usage: npm run hub -- backup FILE');
     return 2;
   }
   if (existsSync(file)) {
@@ -45,7 +45,7 @@ export async function runBackup(store: Store, args: string[], io: CliIo): Promis
 export async function runRestore(store: Store, args: string[], io: CliIo): Promise<number> {
   const [file] = args;
   if (!file) {
-    io.err('usage: hub restore FILE');
+    io.err('usage: npm run hub -- restore FILE');
     return 2;
   }
   let source: Database.Database;

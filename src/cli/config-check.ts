@@ -1,11 +1,12 @@
 import { ConfigError, loadConfig } from '../config.ts';
 import type { CliIo } from './hub.ts';
 
-/** `hub config check FILE`: the checks of a start, without starting. */
+/** `hub config check [FILE]`: the checks of a start, without starting; the file HUB_CONFIG names by default. */
 export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv): number {
-  const [action, file] = args;
-  if (action !== 'check' || !file) {
-    io.err('usage: hub config check FILE');
+  const [action, given] = args;
+  const file = given ?? env['HUB_CONFIG'];
+  if (action !== 'check' || !file || args.length > 2) {
+    io.err('usage: npm run hub -- config check [FILE]   (default: the file HUB_CONFIG names)');
     return 2;
   }
   try {
@@ -15,6 +16,7 @@ export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     io.err(`${err.problems.length} problem${err.problems.length === 1 ? '' : 's'} in ${err.message}`);
-    return 1;
+    // The exit code of a start refused for the same problems (main.ts).
+    return 2;
   }
 }

@@ -1,5 +1,5 @@
 // `hub devices add …`: probes a Modbus device, detects what it is (or uses the named definition),
-// reads its model and capacity, and saves it for a user; `hub devices list` shows driven devices.
+// reads its model and capacity, and saves it for a user; `hub devices list` shows every device.
 import { resolve } from 'node:path';
 import type { DriverBinding } from '../domain/device.ts';
 import { prepareImport, ImportError } from '../domain/import.ts';
@@ -13,12 +13,14 @@ import { identify } from '../runtime/identify.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { summary } from './scan.ts';
+import { resolveDeviceId } from './device-id.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
               [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
-  devices list
-  devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted`;
+  devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it
+  devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted
+  (an ID may be given by its first characters when they name one device)`;
 
 const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
 
@@ -44,26 +46,30 @@ function remove(store: Store, args: string[], io: CliIo): number {
     io.err(DEVICES_USAGE);
     return 2;
   }
-  // Ids are kept in lower case; UUIDs are case-insensitive (RFC 9562), as the API takes them.
-  const id = given.toLowerCase();
-  const device = store.devices.get(id);
-  if (!device) {
-    io.err(`No device ${id}.`);
+  const found = resolveDeviceId(store, given);
+  if ('problem' in found) {
+    io.err(found.problem);
     return 1;
   }
+  const id = found.id;
+  const device = store.devices.get(id)!;
   const failed = store.deleteDevice(device, Date.now());
   io.out(`Removed ${device.kind} ${id}${failed > 0 ? `; ${failed} pending command${failed === 1 ? '' : 's'} failed` : ''}.`);
   return 0;
 }
 
+/** Every device of every kind, by kind; secrets of a binding (passwords) are not shown. */
 function list(store: Store, io: CliIo): number {
-  const registry = builtInDrivers();
-  const devices = store.devices.driven().filter((d) => registry.has(d.driver!.type));
-  for (const d of devices) {
-    const { type, ...address } = d.driver!;
-    io.out(`${d.id}  ${d.kind.padEnd(10)} ${d.vendor.padEnd(8)} ${(d.model ?? '').padEnd(28)} ${d.isOnline ? 'online ' : 'offline'}  ${type} ${JSON.stringify(address)}`);
-  }
-  io.out(`${devices.length} Modbus device(s)`);
+  const devices = store.devices.all();
+  const rows = devices.map((d) => {
+    const { type, ...settings } = d.driver ?? { type: '' };
+    const address = Object.fromEntries(Object.entries(settings).filter(([key]) => !/password|secret|token/i.test(key)));
+    return [d.id, d.kind, d.vendor, d.userId, d.name ?? d.model ?? '', d.isOnline ? 'online' : 'offline', d.driver ? `${type} ${JSON.stringify(address)}` : '(no driver)'];
+  });
+  const header = ['ID', 'KIND', 'VENDOR', 'USER', 'NAME', 'STATE', 'DRIVER'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  for (const row of [header, ...rows]) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
+  io.out(`${devices.length} device${devices.length === 1 ? '' : 's'}`);
   return 0;
 }
 

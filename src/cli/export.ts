@@ -7,7 +7,7 @@ import type { CliIo } from './hub.ts';
 export function runExport(store: Store, args: string[], io: CliIo): number {
   const [file] = args;
   if (!file) {
-    io.err('usage: hub export FILE   (- for standard output)');
+    io.err('usage: npm run hub -- export FILE   (- for standard output)');
     return 2;
   }
   const records = store.devices.all().map((d) => toImportRecord(

@@ -1,5 +1,6 @@
 // The `hub` command (`npm run hub -- <command>`): administration that works whether or not the
-// daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage.
+// daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage
+// or configuration (as a refused start).
 import { loadConfig, databasePath, ConfigError } from '../config.ts';
 import { Store } from '../store/store.ts';
 import { runKeys } from './keys.ts';
@@ -21,12 +22,13 @@ const USAGE = () => `usage: npm run hub -- <command>
   keys create NAME          create an API key (shown once)
   keys list                 list keys (never their secrets)
   keys revoke ID|NAME       revoke a key
-  import FILE               import devices from a JSON file (all or nothing)
+  import FILE [--replace]   import devices from a JSON file (all or nothing; --replace to
+                            replace devices with the same ids)
   export FILE               write every device as an import file (- for stdout)
   image set VEHICLE_ID PNG  set the picture of a vehicle
   backup FILE               copy the database (safe while the hub runs)
   restore FILE              restore a backup into the database
-  config check FILE         check a configuration file without starting
+  config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
 
 ${SCAN_USAGE}
 ${DEVICES_USAGE}
@@ -47,7 +49,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     } catch (err) {
       if (err instanceof ConfigError) {
         io.err(`configuration error in ${err.message}`);
-        return 1;
+        return 2;
       }
       throw err;
     }
@@ -69,7 +71,12 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   try {
     store = Store.open(databasePath(loadConfig(env)));
   } catch (err) {
-    io.err(err instanceof ConfigError ? `configuration error in ${err.message}` : `cannot open the database: ${(err as Error).message}`);
+    // A configuration the hub would refuse to start with is exit code 2, as for the hub (main.ts).
+    if (err instanceof ConfigError) {
+      io.err(`configuration error in ${err.message}`);
+      return 2;
+    }
+    io.err(`cannot open the database: ${(err as Error).message}`);
     return 1;
   }
   try {

@@ -1,19 +1,20 @@
 import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './hub.ts';
+import { resolveDeviceId } from './device-id.ts';
 
 export function runImage(store: Store, args: string[], io: CliIo): number {
   const [action, givenId, file] = args;
   if (action !== 'set' || !givenId || !file) {
-    io.err('usage: hub image set VEHICLE_ID FILE.png');
+    io.err('usage: npm run hub -- image set VEHICLE_ID FILE.png');
     return 2;
   }
-  // Ids are kept in lower case; UUIDs are case-insensitive (RFC 9562), as the API takes them.
-  const vehicleId = givenId.toLowerCase();
-  if (!store.devices.find('vehicle', vehicleId)) {
-    io.err(`No vehicle ${vehicleId}.`);
+  const found = resolveDeviceId(store, givenId, 'vehicle');
+  if ('problem' in found) {
+    io.err(found.problem);
     return 1;
   }
+  const vehicleId = found.id;
   let png: Buffer;
   try {
     png = readFileSync(file);

@@ -37,6 +37,6 @@ export function runKeys(store: Store, args: string[], io: CliIo): number {
 }
 
 function usage(io: CliIo): number {
-  io.err('usage: hub keys create NAME | keys list | keys revoke ID|NAME');
+  io.err('usage: npm run hub -- keys create NAME | keys list | keys revoke ID|NAME');
   return 2;
 }

@@ -45,8 +45,10 @@ export interface ChargerProber {
  * UNREACHABLE: nothing answered (charger off, MQTT API not enabled, wrong broker).
  * NOT_A_CHARGER: something answered, but not a charger of this vendor (wrong serial, wrong prefix).
  * TIMEOUT: the probe ran out of time. REJECTED: the charger refused (e.g. a wrong password).
+ * OFFLINE: the charger's bridge reports it offline. HUB_LINK: the hub itself could not listen (its
+ * broker is down or refused the subscription), so nothing is known about the charger.
  */
-export const PROBE_ERROR_CODES = ['UNREACHABLE', 'NOT_A_CHARGER', 'TIMEOUT', 'REJECTED'] as const;
+export const PROBE_ERROR_CODES = ['UNREACHABLE', 'NOT_A_CHARGER', 'TIMEOUT', 'REJECTED', 'OFFLINE', 'HUB_LINK'] as const;
 export type ProbeErrorCode = (typeof PROBE_ERROR_CODES)[number];
 
 export class PairingProbeError extends Error {

@@ -52,12 +52,19 @@ test('the daemon listens on loopback by default', () => {
 test('every /v1.0.0 route needs a valid key, unknown routes included', async (t) => {
   const daemon = await startDaemon(t);
   for (const path of ['/v1.0.0/batteries', `/v1.0.0/batteries/${ids.unknown}`, '/v1.0.0/no-such-route', '/v1.0.0/openapi.json']) {
-    for (const headers of [{}, { 'x-api-key': 'wrong' }, { 'x-api-key': `${KEY}x` }] as Record<string, string>[]) {
+    const cases: [Record<string, string>, string][] = [
+      [{}, 'Unauthorized: no X-API-KEY header was sent'],
+      // `curl -H "X-API-KEY: $KEY"` with KEY unset.
+      [{ 'x-api-key': '' }, 'Unauthorized: the X-API-KEY header is empty'],
+      [{ 'x-api-key': 'wrong' }, 'Unauthorized'],
+      [{ 'x-api-key': `${KEY}x` }, 'Unauthorized'],
+    ];
+    for (const [headers, message] of cases) {
       const res = await fetch(daemon.url + path, { headers });
       assert.equal(res.status, 401, path);
       const body = await json(res);
       assert.equal(body.errorCode, 'UNAUTHORIZED');
-      assert.equal(body.message, 'Unauthorized');
+      assert.equal(body.message, message);
     }
   }
   assert.equal((await fetch(`${daemon.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);

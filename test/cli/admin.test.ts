@@ -10,6 +10,7 @@ import { Store } from '../../src/store/store.ts';
 import { SCHEMA_VERSION } from '../../src/store/db.ts';
 import { demoRecords } from '../../src/demo/site.ts';
 import { ids } from '../support/hub.ts';
+import { drawCar } from '../../src/demo/vehicle-picture.ts';
 
 function workspace(t: { after: (fn: () => void) => void }, name = 'a') {
   const dir = mkdtempSync(join(tmpdir(), `hub-admin-${name}-`));
@@ -46,7 +47,7 @@ test('backup copies a database in use; restore brings it back and keeps the hub 
   assert.match(w.out.join('\n'), /100%/);
   assert.equal(await w.run('backup', backup), 1, 'never overwrites a file');
 
-  await w.run('import', join(w.dir, 'in.json'));
+  await w.run('import', join(w.dir, 'in.json'), '--replace');
   live.deleteDevice(live.devices.get(ids.battery)!, Date.now());
   assert.equal(live.devices.get(ids.battery), undefined);
   assert.equal(await w.run('restore', backup), 0);
@@ -85,8 +86,9 @@ test('config check reports every problem of a file without starting', async (t) 
   assert.match(w.out.join('\n'), /OK \(listens on 127\.0\.0\.1:9090/);
   const bad = join(w.dir, 'bad.yaml');
   writeFileSync(bad, 'http:\n  port: -1\n  hots: x\n');
-  assert.equal(await w.run('config', 'check', bad), 1);
-  assert.match(w.err.join('\n'), /2 problems in .*bad\.yaml:\n  http\.port: must be at least 0\n  http\.hots: is not a known field/);
+  // 2, as a start refused for the same file exits.
+  assert.equal(await w.run('config', 'check', bad), 2);
+  assert.match(w.err.join('\n'), /2 problems in .*bad\.yaml:\n  http\.port: must be at least 0\n  http\.hots: is not a known setting/);
   assert.equal(readFileSync(bad, 'utf8').length > 0, true);
 });
 
@@ -105,4 +107,61 @@ test('devices remove deletes for good and fails pending commands', async (t) => 
   assert.equal(store.commands.get('22222222-2222-4222-8222-222222222222')?.state, 'FAILED');
   assert.equal(await w.run('devices', 'remove', ids.vehicle), 1);
   assert.equal(await w.run('devices', 'remove'), 2);
+});
+
+test('devices list shows every kind, with its id, owner and binding; passwords are not shown', async (t) => {
+  const w = workspace(t);
+  const records = demoRecords(Date.now()) as Record<string, unknown>[];
+  const charger = records.find((r) => r['kind'] === 'charger')!;
+  charger['driver'] = { type: 'ocpp', chargePointId: 'CP-1', password: 'do-not-print-me-0123' };
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(records));
+  assert.equal(await w.run('import', join(w.dir, 'in.json')), 0);
+  w.out.length = 0;
+  assert.equal(await w.run('devices', 'list'), 0);
+  const text = w.out.join('\n');
+  for (const kind of ['battery', 'pvInverter', 'meter', 'hvac', 'charger', 'vehicle', 'tariff']) assert.match(text, new RegExp(`\\s${kind}\\s`), kind);
+  assert.match(text, new RegExp(`${ids.vehicle}\\s+vehicle\\s+TESLA\\s+demo-household`));
+  // The password is kept only as a hash; neither is shown.
+  assert.match(text, /ocpp \{"chargePointId":"CP-1"\}/);
+  assert.doesNotMatch(text, /do-not-print-me|password/i);
+  assert.match(text, new RegExp(`^${records.length} devices$`, 'm'));
+});
+
+test('hub commands take a device id by a prefix naming one device; an ambiguous prefix lists the candidates', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const store = w.open();
+  t.after(() => store.close());
+  // The demo's two vehicles share their first 34 characters.
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'remove', ids.vehicle.slice(0, 8)), 1);
+  assert.match(w.err.join('\n'), new RegExp(`is the start of 2 device ids; give more of it:\\n  ${ids.vehicle}  vehicle of demo-household\\n  ${ids.vehicle.slice(0, -1)}2`));
+  assert.ok(store.devices.get(ids.vehicle), 'nothing removed');
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'remove', 'ffff'), 1);
+  assert.match(w.err.join('\n'), /No device with the id or id prefix "ffff"/);
+  // The tariff is the only device whose id starts with 6 (the location id is no device's).
+  const tariff = store.devices.all().find((d) => d.kind === 'tariff')!;
+  assert.equal(tariff.id.startsWith('6'), true);
+  assert.equal(await w.run('devices', 'remove', '6'), 0);
+  assert.equal(store.devices.get(tariff.id), undefined);
+  // image set looks among vehicles only: a prefix shared with other kinds still names one vehicle.
+  const png = join(w.dir, 'car.png');
+  writeFileSync(png, drawCar([10, 200, 10]));
+  assert.equal(await w.run('image', 'set', ids.vehicle.slice(0, -1).toUpperCase() + '1', png), 0);
+  assert.equal(await w.run('image', 'set', '5cab', png), 1);
+});
+
+test('config check takes HUB_CONFIG by default; other commands refuse a bad configuration with 2, as the hub does', async (t) => {
+  const w = workspace(t);
+  const bad = join(w.dir, 'bad.yaml');
+  writeFileSync(bad, 'logLevel: loud\n');
+  const io = { out: (l: string) => w.out.push(l), err: (l: string) => w.err.push(l) };
+  assert.equal(await runHub(['config', 'check'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+  assert.match(w.err.join('\n'), /logLevel: must be one of debug, info, warn, error, silent/);
+  assert.equal(await runHub(['config', 'check'], io, { HUB_DATA_DIR: w.dir }), 2);
+  assert.match(w.err.at(-1)!, /usage: npm run hub -- config check \[FILE\]/);
+  assert.equal(await runHub(['keys', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+  assert.equal(await runHub(['devices', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
 });

@@ -177,3 +177,29 @@ test('import keeps ids in lower case, whatever case the file gives; the same id 
   assert.equal(await w.run('import', meter), 1);
   assert.match(w.err.join('\n'), /record 0: id: belongs to an existing battery/);
 });
+
+test('an import that would replace existing devices lists their ids and refuses without --replace', async (t) => {
+  const w = workspace(t);
+  const records = demoRecords(Date.now()) as Record<string, unknown>[];
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(records));
+  assert.equal(await w.run('import', file), 0);
+  // The README's example: a battery of another household with the demo battery's id.
+  const battery = { ...records.find((r) => r['id'] === ids.battery)!, userId: 'household-2', staticData: { vendor: 'SMA', model: 'Other' } };
+  const fresh = { ...battery, id: undefined };
+  const takeover = join(w.dir, 'takeover.json');
+  writeFileSync(takeover, JSON.stringify([fresh, battery]));
+  w.err.length = 0;
+  assert.equal(await w.run('import', takeover), 1);
+  assert.match(w.err.join('\n'), new RegExp(`1 record has the id of an existing device, which importing would replace:[^]*${ids.battery}  battery FRONIUS[^]*--replace`));
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.get(ids.battery)?.userId, 'demo-household', 'nothing was taken over');
+  assert.equal(store.devices.count(), records.length, 'nothing was imported');
+  w.out.length = 0;
+  assert.equal(await w.run('import', takeover, '--replace'), 0);
+  assert.match(w.out.join('\n'), /Imported 2 devices \(0 images\), 1 of them replacing existing devices,/);
+  store.sync();
+  assert.equal(store.devices.get(ids.battery)?.userId, 'household-2');
+  assert.equal(await w.run('import', '--replace'), 2);
+});

@@ -67,7 +67,7 @@ test('hub devices add detects the device, reads its model and capacity, and save
   }
   const list = capture();
   assert.equal(await runDevices(['list'], list.io, dir), 0);
-  assert.match(list.out.join('\n'), /2 Modbus device\(s\)/);
+  assert.match(list.out.join('\n'), /^2 devices$/m);
   const bad = capture();
   assert.equal(await runDevices(['add', '--user', 'x', '--host', '127.0.0.1', '--port', String(sim.port), '--driver', 'nope'], bad.io, dir), 2);
 });

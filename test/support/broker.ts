@@ -26,6 +26,8 @@ export interface BrokerOptions {
   users?: Record<string, string>;
   /** A port chosen beforehand (a broker that comes up after its clients). */
   port?: number;
+  /** aedes even where mosquitto is installed (the demo's embedded broker, MQTT 3.1.1 only). */
+  engine?: 'aedes';
 }
 
 export const hasMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0;
@@ -42,7 +44,7 @@ export async function freePort(): Promise<number> {
 
 export async function startBroker(options: BrokerOptions = {}): Promise<TestBroker> {
   const port = options.port ?? (await freePort());
-  return hasMosquitto ? startMosquitto(port, options) : startAedes(port, options);
+  return hasMosquitto && options.engine !== 'aedes' ? startMosquitto(port, options) : startAedes(port, options);
 }
 
 async function startMosquitto(port: number, options: BrokerOptions): Promise<TestBroker> {

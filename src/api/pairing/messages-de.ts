@@ -28,6 +28,9 @@ export const de: Messages = {
     NOT_A_CHARGER: 'Mit diesen Angaben hat sich keine passende Ladestation gemeldet. Bitte prüfen Sie Ihre Eingaben.',
     TIMEOUT: 'Die Ladestation hat nicht rechtzeitig geantwortet. Bitte versuchen Sie es erneut.',
     REJECTED: 'Die Ladestation hat die Verbindung abgelehnt. Bitte prüfen Sie Ihre Eingaben.',
+    OFFLINE: 'Die MQTT-Verbindung der Ladestation meldet sie als offline. Bitte prüfen Sie, ob sie eingeschaltet und mit dem Netzwerk verbunden ist.',
+    HUB_LINK: 'Der Hub konnte nicht auf die Ladestation warten: Sein MQTT-Broker ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal.',
+    TAKEN: 'Diese Ladestation ist bereits mit dem Konto eines anderen Benutzers verbunden und kann hier nicht hinzugefügt werden.',
     FAILED: 'Die Ladestation konnte nicht erreicht werden. Bitte versuchen Sie es erneut.',
   },
   notSupported: {

@@ -28,6 +28,9 @@ export const en: Messages = {
     NOT_A_CHARGER: 'No matching charger answered with these details. Please check what you entered.',
     TIMEOUT: 'The charger did not answer in time. Please try again.',
     REJECTED: 'The charger refused the connection. Please check what you entered.',
+    OFFLINE: 'The charger\'s MQTT connection reports it offline. Please check that it is switched on and connected to the network.',
+    HUB_LINK: 'The hub could not listen for the charger: its MQTT broker is not reachable right now. Please try again in a moment.',
+    TAKEN: 'This charger is already connected to another user\'s account, so it cannot be added here.',
     FAILED: 'The charger could not be reached. Please try again.',
   },
   notSupported: {

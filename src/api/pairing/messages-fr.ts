@@ -28,6 +28,9 @@ export const fr: Messages = {
     NOT_A_CHARGER: 'Aucune borne correspondante n’a répondu avec ces informations. Veuillez vérifier votre saisie.',
     TIMEOUT: 'La borne n’a pas répondu à temps. Veuillez réessayer.',
     REJECTED: 'La borne a refusé la connexion. Veuillez vérifier votre saisie.',
+    OFFLINE: 'La connexion MQTT de la borne la signale hors ligne. Vérifiez qu’elle est allumée et reliée au réseau.',
+    HUB_LINK: 'Le hub n’a pas pu écouter la borne : son broker MQTT est injoignable pour le moment. Veuillez réessayer dans un instant.',
+    TAKEN: 'Cette borne est déjà reliée au compte d’un autre utilisateur ; elle ne peut pas être ajoutée ici.',
     FAILED: 'Impossible de joindre la borne. Veuillez réessayer.',
   },
   notSupported: {

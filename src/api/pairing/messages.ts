@@ -31,8 +31,8 @@ export interface Messages {
   required(label: string): string;
   tooLong(label: string, maxLength: number): string;
   invalid(label: string): string;
-  /** Probe failures; FAILED is any other failure. */
-  probe: Record<ProbeErrorCode | 'FAILED', string>;
+  /** Probe failures; TAKEN: the charger is another user's; FAILED is any other failure. */
+  probe: Record<ProbeErrorCode | 'TAKEN' | 'FAILED', string>;
   notSupported: { heading: string; body(vendorName: string): string; back: string };
   unknown: { heading: string; body: string };
   used: { heading: string; body: string };

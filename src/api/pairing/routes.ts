@@ -31,7 +31,7 @@ type Lookup =
 /** What one probe ended in; concurrent submissions of the same session share it. */
 type Attempt =
   | { kind: 'paired'; location: string }
-  | { kind: 'failed'; code: ProbeErrorCode | 'FAILED' }
+  | { kind: 'failed'; code: ProbeErrorCode | 'TAKEN' | 'FAILED' }
   | { kind: 'gone' };
 
 const TOKEN = /^[A-Za-z0-9_-]{16,64}$/;
@@ -116,7 +116,7 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     const already = deps.store.devices.driven().find((d) => d.kind === 'charger' && sameBinding(d.driver, probed.driver));
     if (already && already.userId !== session.userId) {
       log.info({ userId: session.userId, vendor: session.vendor, deviceId: already.id }, 'pairing refused: the charger belongs to another user');
-      return { kind: 'failed', code: 'REJECTED' };
+      return { kind: 'failed', code: 'TAKEN' };
     }
     if (already) {
       if (!deps.store.connectSessions.consume(token, deps.clock.now())) return { kind: 'gone' };

@@ -2,7 +2,7 @@
 // and the probe that listens on the topics the user's answers describe before the charger is added.
 import type { DriverBinding } from '../../domain/device.ts';
 import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../pairing-prober.ts';
-import type { MqttRuntime } from './mqtt-runtime.ts';
+import { ProbeFailure, type MqttRuntime } from './mqtt-runtime.ts';
 
 /** Per charger vendor: the definition that drives it and the form that fills its binding. */
 const PAIRABLE: Record<string, { type: string; form: PairingForm }> = {
@@ -12,10 +12,13 @@ const PAIRABLE: Record<string, { type: string; form: PairingForm }> = {
 const CHARGE_STATE_FIELDS = ['chargeRate', 'chargeCurrentMax', 'isPlugged', 'activePhases', 'chargingState'];
 
 export class MqttChargerProber implements ChargerProber {
-  constructor(private readonly runtime: MqttRuntime, private readonly brokerForDevices: string) {}
+  /** `brokerForDevices`: the broker as a charger on the home network reaches it; undefined when unknown. */
+  constructor(private readonly runtime: MqttRuntime, private readonly brokerForDevices: () => string | undefined) {}
 
   forms(): ReadonlyMap<string, PairingForm> {
-    return new Map(Object.entries(PAIRABLE).map(([vendor, { form }]) => [vendor, { ...form, hints: { broker: this.brokerForDevices } }]));
+    const broker = this.brokerForDevices();
+    const hints: Record<string, string> = broker ? { broker } : {};
+    return new Map<string, PairingForm>(Object.entries(PAIRABLE).map(([vendor, { form }]) => [vendor, { ...form, hints }]));
   }
 
   async probe(vendor: string, fields: Record<string, string>, signal: AbortSignal): Promise<ProbedCharger> {
@@ -31,7 +34,8 @@ export class MqttChargerProber implements ChargerProber {
       heard = await this.runtime.probe(binding, 'charger', signal);
     } catch (err) {
       if (signal.aborted) throw new PairingProbeError('TIMEOUT');
-      throw new PairingProbeError('UNREACHABLE', (err as Error).message);
+      const reason = err instanceof ProbeFailure ? err.reason : 'SILENT';
+      throw new PairingProbeError(reason === 'BROKER' ? 'HUB_LINK' : reason === 'OFFLINE' ? 'OFFLINE' : 'UNREACHABLE', (err as Error).message);
     }
     const state: Record<string, unknown> = {};
     for (const field of CHARGE_STATE_FIELDS) if (heard.values[field] !== undefined) state[field] = heard.values[field];

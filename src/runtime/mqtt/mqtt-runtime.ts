@@ -53,6 +53,17 @@ export interface ProbeResult {
   staticValues: Record<string, unknown>;
 }
 
+/**
+ * Why a probe heard nothing: SILENT (nothing on the device's topics), OFFLINE (its bridge says so),
+ * BROKER (the hub could not listen: no broker connection, or the subscription failed).
+ */
+export class ProbeFailure extends Error {
+  constructor(readonly reason: 'SILENT' | 'OFFLINE' | 'BROKER', message: string) {
+    super(message);
+    this.name = 'ProbeFailure';
+  }
+}
+
 export class MqttRuntime implements CommandExecutor {
   readonly name = 'mqtt';
   readonly writer: StateWriter;
@@ -189,10 +200,11 @@ export class MqttRuntime implements CommandExecutor {
     for (const driven of this.sessions.values()) {
       if (driven.definition.type !== definition.type || driven.messages === 0) continue;
       if (JSON.stringify(driven.routes().map(([topic]) => topic).sort()) !== topics) continue;
-      if (driven.available === false) throw new Error('the device reports itself offline');
+      if (driven.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
       return { values: { ...driven.values }, staticValues: { ...driven.staticValues } };
     }
-    const client = await this.deps.link.whenConnected(AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]));
+    const client = await this.deps.link.whenConnected(AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]))
+      .catch(() => { throw new ProbeFailure('BROKER', `not connected to the broker ${this.deps.link.broker}`); });
     const routes = session.routes();
     const onMessage = (topic: string, payload: Buffer) => {
       for (const [t, route] of routes) {
@@ -202,19 +214,26 @@ export class MqttRuntime implements CommandExecutor {
       }
     };
     client.on('message', onMessage);
-    const own = routes.map(([t]) => t).filter((t) => !this.routes.has(t));
+    // A topic can carry several routes (a state topic that also confirms a command): it is asked for
+    // once, since a SUBSCRIBE naming a filter twice gets one grant for it from some brokers (aedes),
+    // which mqtt.js takes for a protocol error and drops the connection.
+    const own = [...new Set(routes.map(([t]) => t))].filter((t) => !this.routes.has(t));
     try {
       const wait = AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]);
       const heard = session.waitForState(() => true, 0, wait);
       heard.catch(() => {}); // awaited below; an early failure must not leave it unhandled
-      if (own.length > 0) await client.subscribeAsync(own, { qos: 0 });
-      for (const step of definition.refresh ?? []) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
+      try {
+        if (own.length > 0) await client.subscribeAsync(own, { qos: 0 });
+        for (const step of definition.refresh ?? []) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
+      } catch (err) {
+        throw new ProbeFailure('BROKER', `the broker did not take the subscription: ${(err as Error).message}`);
+      }
       await heard.catch(() => {
-        throw new Error('nothing was heard on the device\'s topics; check its MQTT settings');
+        throw new ProbeFailure('SILENT', 'nothing was heard on the device\'s topics; check its MQTT settings');
       });
       // Retained values of the other topics arrive together; give them a moment.
       await new Promise((resolve) => setTimeout(resolve, 300));
-      if (session.available === false) throw new Error('the device reports itself offline');
+      if (session.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
       return { values: { ...session.values }, staticValues: { ...session.staticValues } };
     } finally {
       client.off('message', onMessage);

@@ -3,9 +3,9 @@
 // choosing and a freshly generated password, and the hub waits for the charger's BootNotification.
 // The charger usually connects while the user is still on the page: a charge point id the hub does
 // not know yet is let in with the page's password (see runtime/ocpp/ocpp-pairing.ts).
-import { networkInterfaces } from 'node:os';
 import { CHARGE_POINT_ID_PATTERN } from '../../domain/ocpp-binding.ts';
 import { generatePassword } from '../../domain/ocpp-password.ts';
+import { gatewayHost } from '../../domain/device-address.ts';
 import type { Store } from '../../store/store.ts';
 import type { OcppRuntime } from './ocpp-runtime.ts';
 import { PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../pairing-prober.ts';
@@ -62,27 +62,13 @@ export class OcppChargerProber implements ChargerProber {
 
 /**
  * The hub's OCPP endpoint as a charger on the home network reaches it (decisions §4, "Addresses
- * shown to devices"): the public address when it is not a loopback one, else the listening address,
- * else, for a wildcard listener, the machine's first IPv4 address on a network. Undefined when the
- * hub listens on loopback only: no charger can reach it.
+ * shown to devices"): at the gateway's address (domain/device-address.ts), with the public URL's
+ * own port or else the listening one. Undefined when the hub listens on loopback only: no charger
+ * can reach it.
  */
 export function ocppAddressForDevices(publicUrl: string, listenHost: string, port: number, tls: boolean): string | undefined {
   const scheme = tls ? 'wss' : 'ws';
-  try {
-    const url = new URL(publicUrl);
-    if (!isLoopback(url.hostname)) return `${scheme}://${url.host}/ocpp`;
-  } catch {
-    // no public address: the listening one
-  }
-  if (isLoopback(listenHost)) return undefined;
-  if (listenHost === '0.0.0.0' || listenHost === '::' || listenHost === '') {
-    const lan = Object.values(networkInterfaces()).flat().find((a) => a && a.family === 'IPv4' && !a.internal);
-    return lan ? `${scheme}://${lan.address}:${port}/ocpp` : undefined;
-  }
-  return `${scheme}://${listenHost.includes(':') ? `[${listenHost}]` : listenHost}:${port}/ocpp`;
-}
-
-function isLoopback(host: string): boolean {
-  const bare = host.replace(/^\[|\]$/g, '');
-  return bare === 'localhost' || bare === '::1' || /^127\./.test(bare);
+  const gateway = gatewayHost(publicUrl, listenHost);
+  if (!gateway) return undefined;
+  return gateway.fromPublicUrl ? `${scheme}://${new URL(publicUrl).host}/ocpp` : `${scheme}://${gateway.host}:${port}/ocpp`;
 }
