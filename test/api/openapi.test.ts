@@ -320,6 +320,19 @@ test('GET /docs is a self-contained page naming every operation, served without 
     assert.ok(section, `${key}: a section named by its operationId`);
     assert.ok(section.includes(`${method.toUpperCase()}</span> <code>${path}</code>`), `${key}: method and path`);
   }
+  // A table of contents reaching every operation and schema; every link lands on a section.
+  const nav = html.match(/<nav>([\s\S]*?)<\/nav>/)?.[1] ?? '';
+  for (const key of documentedOperations(doc)) assert.ok(nav.includes(`href="#${operationOf(doc, key)['operationId']}"`), `${key}: in the contents`);
+  const targets = new Set([...html.matchAll(/ id="([^"]+)"/g)].map((m) => m[1]));
+  const links = [...html.matchAll(/href="#([^"]+)"/g)].map((m) => m[1]!);
+  assert.ok(links.some((id) => id.startsWith('schema-')), 'schemas are linked');
+  assert.deepEqual(links.filter((id) => !targets.has(id)), [], 'every link has its target');
+  // Defaults of query parameters, examples of bodies, and no markdown backticks in the text.
+  const listSection = html.match(/<section id="listBatteries">([\s\S]*?)<\/section>/)?.[1] ?? html;
+  assert.match(listSection, /<code>sortField<\/code>[\s\S]*?<code>&#34;USER_ID&#34;<\/code>/);
+  assert.match(listSection, /<code>size<\/code>[\s\S]*?<code>10<\/code>/);
+  assert.match(html, /<details><summary>Example<\/summary><pre>\{/);
+  assert.doesNotMatch(html.replace(/<pre>[\s\S]*?<\/pre>/g, ''), /`/, 'inline code is rendered, not shown as backticks');
   assert.doesNotMatch(html, /<script/i);
   assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
   const urls = html.match(/https?:\/\/[^\s"'<>)]+/gi) ?? [];
