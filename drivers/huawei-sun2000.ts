@@ -108,8 +108,10 @@ export default defineDriver({
       fields: {
         // The hub keeps meter power positive while importing; Huawei counts feed-in as positive.
         power: { point: 'meter.activePower', unit: 'kW', invert: true },
-        energyImported: { point: 'meter.imported' },
-        energyExported: { point: 'meter.exported' },
+        // Counters are magnitudes, yet some DTSU666-H meters report 37119 (and so 37121) negative:
+        // huawei_solar issue #54, which huawei-solar-lib answers by taking the absolute value.
+        energyImported: { point: 'meter.imported', magnitude: true },
+        energyExported: { point: 'meter.exported', magnitude: true },
         frequency: { point: 'meter.frequency', digits: 2 },
       },
     },

@@ -44,8 +44,11 @@ export interface PointGroup {
 export type PointRef = string;
 
 export type FieldRule =
-  /** A number, converted from the point's unit to `unit` (the API field's unit). */
-  | { point: PointRef; unit?: Unit; invert?: boolean; min?: number; max?: number; digits?: number }
+  /**
+   * A number, converted from the point's unit to `unit` (the API field's unit). `magnitude` takes
+   * the absolute value, for counters whose sign the maker is known to get wrong.
+   */
+  | { point: PointRef; unit?: Unit; invert?: boolean; magnitude?: boolean; min?: number; max?: number; digits?: number }
   /** The difference of two points (e.g. battery charge minus discharge modules). */
   | { difference: [PointRef, PointRef]; unit?: Unit; digits?: number }
   /** A raw code turned into an API enum member; codes not listed give no value. */

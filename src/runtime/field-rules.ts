@@ -42,6 +42,7 @@ function apply(rule: FieldRule, values: PointValues, done: Record<string, unknow
   if (typeof raw !== 'number') return undefined;
   let value = convertUnit(raw, units?.get(rule.point), rule.unit);
   if (rule.invert) value = -value;
+  if (rule.magnitude) value = Math.abs(value);
   if (rule.min !== undefined) value = Math.max(rule.min, value);
   if (rule.max !== undefined) value = Math.min(rule.max, value);
   return round(value, rule.digits);

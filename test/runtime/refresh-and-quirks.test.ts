@@ -69,3 +69,24 @@ test('Huawei: a pause after connect, and "busy" answers are waited out without m
   sim.setFault(1, { kind: 'none' });
   await until<PollResult>(scheduler, 'polled', (r) => r.ok);
 });
+
+test('Huawei meter: energy counters are magnitudes, though some DTSU666-H report 37119 negative (huawei_solar #54)', async (t) => {
+  const METER = '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e03';
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const unit = huaweiSun2000(site);
+  const read = unit.onRead!;
+  unit.onRead = () => {
+    read();
+    unit.set32(37119, -345678); // as reported in that issue's capture: −3456.78 kWh exported
+    unit.set32(37121, 123456); // 1234.56 kWh imported
+  };
+  const sim = await simOn(t, { 1: unit });
+  const { store, runtime, scheduler } = hubWith(t, [
+    device('meter', METER, { type: 'huawei-sun2000', host: '127.0.0.1', port: sim.port, pauseAfterConnectMs: 0, timeoutMs: 300 }, { staticData: { vendor: 'HUAWEI', model: 'DTSU666-H', name: 'grid' } }),
+  ]);
+  runtime.start();
+  await until<string[]>(scheduler, 'written', () => store.devices.get(METER)!.isOnline);
+  const state = store.devices.get(METER)!.state!;
+  assert.equal(state['energyExported'], 3456.78);
+  assert.equal(state['energyImported'], 1234.56);
+});
