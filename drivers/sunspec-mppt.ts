@@ -13,7 +13,8 @@
 //                                named in batteryMppt (default 'ac': W of models 101–103/111–113).
 //
 // Module DCW is scaled by model 160 DCW_SF, read in the same request. Given a setting, the field
-// comes from the modules only: a module (or DCW_SF) that is "not implemented" leaves it absent.
+// comes from the modules only: modules that are "not implemented" (unused inputs) are left out of
+// the sum, and the field is absent only when none of them (or DCW_SF) is implemented.
 // The binding's `invert: ['chargeRate']` still flips the result.
 import type { DriverBinding } from '../src/domain/device.ts';
 import type { DeviceKind } from '../src/domain/vocabulary.ts';

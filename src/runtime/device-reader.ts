@@ -147,7 +147,11 @@ export class DeviceReader {
     return read;
   }
 
-  /** A point's value; a sum over blocks is absent when any block (or its SF) is not implemented. */
+  /**
+   * A point's value. A sum over blocks adds the blocks that are implemented and is absent only when
+   * none is: an SMA lists six model 160 modules of which only the first two are in use, the others
+   * "not implemented" (nielsbasjes/modbus-schema's Sunny Boy 3.6 dump).
+   */
   private valueOf(point: Located, blocks: ReadBlock[]): number | string | undefined {
     const sunspec = this.definition.family === 'sunspec';
     const fn = point.def.fn ?? 3;
@@ -165,8 +169,7 @@ export class DeviceReader {
       }
       const value = applyScale(decodeRaw(slice, point.def, sunspec), point.def, sf);
       if (point.addresses.length === 1) return value;
-      if (typeof value !== 'number') return undefined;
-      total = (total ?? 0) + value;
+      if (typeof value === 'number') total = (total ?? 0) + value;
     }
     return total;
   }

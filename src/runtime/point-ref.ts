@@ -1,7 +1,7 @@
 // Point references in field rules: `group.point`, `group.point[n]` (n-th repeating block, from 1),
 // `group.point[*]` (the sum over all blocks), `group.point[1,3]` (the sum over the listed blocks) or
-// `group.point[^3,4]` (the sum over all blocks but the listed ones). Sums are absent when any block
-// in them is "not implemented".
+// `group.point[^3,4]` (the sum over all blocks but the listed ones). A sum adds the blocks that
+// are implemented, and is absent when none of them is.
 import type { FieldRule } from './driver-model.ts';
 
 /** Repeating blocks summed by a reference: the listed ones, or all but the listed ones. */
