@@ -8,11 +8,16 @@ import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, unitList, type CliIo } from './modbus-args.ts';
 
 export const SCAN_USAGE = `usage: npm run hub -- scan HOST[:PORT] | SERIAL_PORT [options]
-  --units LIST      unit ids to probe (default 1,2,3,100,126,200,240; e.g. 1-10,126)
+  --units LIST      unit ids to probe (default 1,2,3,71,100,126,200-204,240; e.g. 1-10,126)
   --timeout MS      per request (default 500)
   --baud N --parity none|even|odd --stop-bits 1|2   serial line settings`;
 
-const DEFAULT_UNITS = [1, 2, 3, 100, 126, 200, 240];
+/**
+ * The unit ids makers use: 1–3 (most inverters, Huawei, SolarEdge), 71 (KOSTAL PLENTICORE), 100 and
+ * 126 (SMA), 200 (Fronius' primary Smart Meter), 201–204 (Fronius' secondary meters), 240 (Fronius
+ * GEN24 meters in some setups). Others are probed with --units.
+ */
+export const DEFAULT_UNITS = [1, 2, 3, 71, 100, 126, 200, 201, 202, 203, 204, 240];
 
 export async function runScan(args: string[], io: CliIo): Promise<number> {
   let target: string;

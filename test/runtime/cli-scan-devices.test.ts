@@ -71,3 +71,20 @@ test('hub devices add detects the device, reads its model and capacity, and save
   const bad = capture();
   assert.equal(await runDevices(['add', '--user', 'x', '--host', '127.0.0.1', '--port', String(sim.port), '--driver', 'nope'], bad.io, dir), 2);
 });
+
+test('a default scan probes the unit ids makers use: KOSTAL on 71, Fronius secondary meters on 201–204', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, {
+    71: sunspecInverter(site, { manufacturer: 'KOSTAL', model: 'PLENTICORE plus 10' }),
+    200: sunspecMeter(site),
+    202: sunspecMeter(site),
+  });
+  const { io, out, err } = capture();
+  assert.equal(await runScan([`127.0.0.1:${sim.port}`, '--timeout', '200'], io), 0, err.join('\n'));
+  const report = out.join('\n');
+  assert.match(report, /found 3 device/);
+  assert.match(report, /unit 71 .*KOSTAL PLENTICORE plus 10/);
+  assert.match(report, /unit 200 .*kinds meter/);
+  assert.match(report, /unit 202 .*kinds meter/);
+  assert.ok(err.some((l) => /\[\d+\/12\] unit 240/.test(l)), 'progress over the twelve default ids');
+});
