@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import type { DriverBinding } from '../domain/device.ts';
 import { prepareImport, ImportError } from '../domain/import.ts';
+import { formatTimestamp } from '../domain/time.ts';
 import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import { silentLogger } from '../log.ts';
 import { Store } from '../store/store.ts';
@@ -133,15 +134,18 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     }
     const { manufacturer: _m, model, ...moreStatic } = staticRead;
     const stateKey = kind === 'pvInverter' ? 'powerState' : kind === 'battery' ? 'chargeState' : undefined;
+    // The read just made is a measurement: it stamps the device and its state (whole seconds).
+    const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
+    const stamped = { lastUpdated: readAt, ...state };
     const record = {
-      kind, userId: flags['user'], isOnline: true, driver: binding,
+      kind, userId: flags['user'], isOnline: true, driver: binding, lastUpdated: readAt,
       staticData: { vendor, model: (model as string | undefined) ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
-      ...(stateKey ? { [stateKey]: state } : {}),
+      ...(stateKey ? { [stateKey]: stamped } : {}),
     };
     const now = Date.now();
     const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
     // Meters keep their readings too, although the API shows no state for them.
-    if (!stateKey) prepared.devices[0]!.state = state;
+    if (!stateKey) prepared.devices[0]!.state = stamped;
     store.importDevices(prepared.devices, prepared.images, now);
     io.out(`added ${kind} ${prepared.devices[0]!.id} (${vendor} ${record.staticData.model}) for ${flags['user']}`);
     return 0;

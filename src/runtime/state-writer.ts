@@ -57,7 +57,9 @@ export class StateWriter {
       if (key !== 'lastUpdated' && !mapped.includes(key)) kept[key] = value;
     }
     const next = { ...kept, ...values };
-    if (valuesJson(next) === last.valuesJson) {
+    // Unchanged values write nothing, except the first time a device is read: a sleeping inverter or
+    // a battery at a constant charge must still show when it was measured.
+    if (valuesJson(next) === last.valuesJson && last.lastUpdatedMs !== null) {
       if (!last.isOnline) this.pending.set(id, { kind: 'online', isOnline: true });
       return;
     }

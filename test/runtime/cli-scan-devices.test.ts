@@ -60,6 +60,10 @@ test('hub devices add detects the device, reads its model and capacity, and save
     assert.match(String(lastUpdated), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'read from the device as it was added, and stamped then');
     assert.deepEqual(battery!.driver, { type: 'fronius', host: '127.0.0.1', port: sim.port, unitId: 1 });
     assert.equal(battery!.state!['stateOfCharge'], Math.round(site.read().socPct * 10) / 10);
+    // The read made while adding is a measurement: the device and its state are stamped with it.
+    assert.equal(typeof battery!.lastUpdatedMs, 'number');
+    assert.equal(battery!.state!['lastUpdated'], new Date(battery!.lastUpdatedMs!).toISOString().replace('.000Z', 'Z'));
+    assert.equal(typeof inverter!.lastUpdatedMs, 'number');
     assert.equal(inverter!.vendor, 'SMA');
     assert.deepEqual(inverter!.driver, { type: 'sma', host: '127.0.0.1', port: smaSim.port, unitId: 126 });
   } finally {
