@@ -44,7 +44,11 @@ export async function identify(line: ModbusLine, unitId: number, registry: Drive
     }
     const maker = SUNSPEC_MAKERS.find(([pattern]) => manufacturer && pattern.test(manufacturer));
     const driver = maker && registry.has(maker[1]) ? maker[1] : 'sunspec';
-    const kinds = KIND_MODELS.filter(([, test]) => ids.some(test)).map(([kind]) => kind);
+    // A model listed with every point "not implemented" is not there: an SMA without a battery
+    // lists model 124 all 0xFFFF/0x8000 (nielsbasjes/modbus-schema's Sunny Boy 3.6 dump).
+    const present: number[] = [];
+    for (const m of models) if (m.id === 1 || !KIND_MODELS.some(([, test]) => test(m.id)) || (await implemented(read, m.address + 2, m.length))) present.push(m.id);
+    const kinds = KIND_MODELS.filter(([, test]) => present.some(test)).map(([kind]) => kind);
     return { unitId, driver, kinds, manufacturer, model, base: map.base, models: ids };
   }
   return identifyHuawei(read, unitId, registry);
@@ -68,8 +72,23 @@ async function identifyHuawei(read: (a: number, c: number) => Promise<number[]>,
   } catch {
     // no battery block: an inverter without storage
   }
-  kinds.push('meter');
+  // 37100 [Power meter] Meter status: 1 normal; 0 (offline) is what an inverter without a meter says.
+  try {
+    const [status] = await read(37100, 1);
+    if (status === 1) kinds.push('meter');
+  } catch {
+    // no meter block
+  }
   return { unitId, driver: 'huawei-sun2000', kinds, manufacturer: 'Huawei', model: name };
+}
+
+/** Whether any register of a model's body holds a value (not 0xFFFF, 0x8000 or a zero pad). */
+async function implemented(read: (a: number, c: number) => Promise<number[]>, address: number, length: number): Promise<boolean> {
+  for (let at = 0; at < length; at += 125) {
+    const words = await read(address + at, Math.min(125, length - at));
+    if (words.some((w) => w !== 0xffff && w !== 0x8000 && w !== 0)) return true;
+  }
+  return false;
 }
 
 function text(words: number[]): string | undefined {

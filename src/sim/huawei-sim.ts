@@ -52,8 +52,10 @@ export class HuaweiUnit implements SimUnit {
   }
 }
 
-export function huaweiSun2000(site: SiteModel, model = 'SUN2000-5KTL-L1'): HuaweiUnit {
+export function huaweiSun2000(site: SiteModel, model = 'SUN2000-5KTL-L1', options: { meter?: boolean } = {}): HuaweiUnit {
   const unit = new HuaweiUnit();
+  // 37100 [Power meter] Meter status: 0 offline (none attached), 1 normal.
+  unit.set16(37100, options.meter === false ? 0 : 1);
   unit.setString(30000, 15, model);
   unit.setString(30015, 10, 'HV2150123456');
   unit.set32(37758, site.batteryCapacityWh);

@@ -12,6 +12,11 @@ export interface SunSpecSimOptions extends SunSpecUnitOptions {
   float?: boolean;
   /** Report model 1 with L=65, as SolarEdge does. */
   shortCommonModel?: boolean;
+  /**
+   * Models listed in the map with every point "not implemented", as an SMA Sunny Boy without a
+   * battery lists model 124 (nielsbasjes/modbus-schema's SMA SB3.6 dump).
+   */
+  emptyModels?: number[];
 }
 
 function common(unit: SunSpecUnit, options: SunSpecSimOptions, model: string): void {
@@ -37,7 +42,8 @@ function scaled(value: number, preferredSf: number): [raw: number, sf: number] {
 
 export function sunspecInverter(site: SiteModel, options: SunSpecSimOptions = {}): SunSpecUnit {
   const inverterModel = options.float ? 113 : 103;
-  const unit = new SunSpecUnit([commonSpec(options), { id: inverterModel }, { id: 120 }, { id: 160, modules: 2 }], options);
+  const empty = (options.emptyModels ?? []).map((id) => ({ id }));
+  const unit = new SunSpecUnit([commonSpec(options), { id: inverterModel }, { id: 120 }, { id: 160, modules: 2 }, ...empty], options);
   common(unit, options, 'Symo GEN24 10.0 Plus');
   unit.set(120, 'DERTyp', 4);
   unit.set(120, 'WRtg', 1000);

@@ -92,3 +92,18 @@ test('a default scan probes the unit ids makers use: KOSTAL on 71, Fronius secon
   assert.match(report, /unit 202 .*kinds meter/);
   assert.ok(err.some((l) => /\[\d+\/12\] unit 240/.test(l)), 'progress over the twelve default ids');
 });
+
+test('no phantom kinds: an empty model 124 offers no battery, a SUN2000 without a meter (37100 = 0) offers no meter', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, {
+    126: sunspecInverter(site, { manufacturer: 'SMA', model: 'SB3.6-1AV-41', base: 40000, emptyModels: [124] }),
+    1: huaweiSun2000(site, 'SUN2000-5KTL-L1', { meter: false }),
+    2: huaweiSun2000(site),
+  });
+  const { io, out, err } = capture();
+  assert.equal(await runScan([`127.0.0.1:${sim.port}`, '--units', '1,2,126', '--timeout', '200'], io), 0, err.join('\n'));
+  const report = out.join('\n');
+  assert.match(report, /unit 126 .*models 1,103,120,160,124\) -> driver sma, kinds pvInverter$/m);
+  assert.match(report, /unit 1 .*SUN2000.*kinds pvInverter, battery$/m);
+  assert.match(report, /unit 2 .*SUN2000.*kinds pvInverter, battery, meter$/m);
+});
