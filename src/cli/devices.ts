@@ -13,7 +13,7 @@ import { DeviceReader } from '../runtime/device-reader.ts';
 import { identify } from '../runtime/identify.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
-import { summary } from './scan.ts';
+import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove>
@@ -102,7 +102,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     let kinds = Object.keys(registry.get(binding.type).kinds) as DeviceKind[];
     let manufacturer: string | undefined;
     if (!flags['driver'] || registry.get(binding.type).family === 'sunspec') {
-      const units = binding['unitId'] !== undefined ? [binding['unitId'] as number] : [1, 126, 2, 200, 240];
+      const units = binding['unitId'] !== undefined ? [binding['unitId'] as number] : [...new Set([1, 126, ...DEFAULT_UNITS])];
       let found;
       for (const unitId of units) if ((found = await identify(line, unitId, registry).catch(() => undefined))) break;
       if (!found) {
@@ -132,14 +132,17 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
       io.err(`cannot tell the maker of "${manufacturer ?? 'this device'}"; give --vendor (${HOME_POWER_VENDORS.join(', ')})`);
       return 2;
     }
-    const { manufacturer: _m, model, ...moreStatic } = staticRead;
+    const { manufacturer: _m, model: readModel, ...moreStatic } = staticRead;
+    // A maker outside the vendor catalog (a KOSTAL driven by the sunspec driver) is added under the
+    // code the installer gives; its own name stays visible in the model ("KOSTAL PLENTICORE plus").
+    const model = ownMakerModel(manufacturer, readModel as string | undefined, vendor);
     const stateKey = kind === 'pvInverter' ? 'powerState' : kind === 'battery' ? 'chargeState' : undefined;
     // The read just made is a measurement: it stamps the device and its state (whole seconds).
     const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
     const stamped = { lastUpdated: readAt, ...state };
     const record = {
       kind, userId: flags['user'], isOnline: true, driver: binding, lastUpdated: readAt,
-      staticData: { vendor, model: (model as string | undefined) ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
+      staticData: { vendor, model: model ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
       ...(stateKey ? { [stateKey]: stamped } : {}),
     };
     const now = Date.now();
@@ -156,6 +159,14 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
   } finally {
     await pool.closeAll();
   }
+}
+
+/** The model as shown: prefixed with the device's own maker when that maker is not the vendor code. */
+export function ownMakerModel(manufacturer: string | undefined, model: string | undefined, vendor: string): string | undefined {
+  const maker = manufacturer?.trim();
+  if (!maker || vendorOf(maker) === vendor) return model;
+  if (!model) return maker;
+  return model.toUpperCase().startsWith(maker.toUpperCase()) ? model : `${maker} ${model}`;
 }
 
 function vendorOf(manufacturer: string | undefined): string | undefined {

@@ -107,3 +107,25 @@ test('no phantom kinds: an empty model 124 offers no battery, a SUN2000 without 
   assert.match(report, /unit 1 .*SUN2000.*kinds pvInverter, battery$/m);
   assert.match(report, /unit 2 .*SUN2000.*kinds pvInverter, battery, meter$/m);
 });
+
+test('a maker without a vendor code is added under the code given, its own maker and model kept in staticData.model', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, { 71: sunspecInverter(site, { manufacturer: 'KOSTAL', model: 'PLENTICORE plus 10' }) });
+  const dir = mkdtempSync(join(tmpdir(), 'hub-devices-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const refused = capture();
+  assert.equal(await runDevices(['add', '--user', 'alice', '--host', `127.0.0.1:${sim.port}`], refused.io, dir), 2, 'no vendor code for KOSTAL: asked for one');
+  assert.match(refused.err.join('\n'), /give --vendor/);
+  const add = capture();
+  assert.equal(await runDevices(['add', '--user', 'alice', '--host', `127.0.0.1:${sim.port}`, '--vendor', 'FRONIUS'], add.io, dir), 0, add.err.join('\n'));
+  assert.match(add.out.join('\n'), /added pvInverter .* \(FRONIUS KOSTAL PLENTICORE plus 10\) for alice/);
+  const store = Store.open(join(dir, 'hub.db'));
+  try {
+    const [inverter] = store.devices.driven();
+    assert.equal(inverter!.vendor, 'FRONIUS');
+    assert.equal(inverter!.model, 'KOSTAL PLENTICORE plus 10');
+    assert.equal(inverter!.driver!['unitId'], 71, 'found on unit 71 without --unit');
+  } finally {
+    store.close();
+  }
+});
