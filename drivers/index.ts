@@ -5,10 +5,11 @@ import type { DriverDefinition } from '../src/runtime/driver-model.ts';
 import sunspec from './sunspec.ts';
 import fronius from './fronius.ts';
 import sma from './sma.ts';
+import solaredge from './solaredge.ts';
 import huaweiSun2000 from './huawei-sun2000.ts';
 import modbusRegisters from './modbus-registers.ts';
 
-export const DRIVER_DEFINITIONS: readonly DriverDefinition[] = [sunspec, fronius, sma, huaweiSun2000, modbusRegisters];
+export const DRIVER_DEFINITIONS: readonly DriverDefinition[] = [sunspec, fronius, sma, solaredge, huaweiSun2000, modbusRegisters];
 
 export function builtInDrivers(): DriverRegistry {
   return new DriverRegistry(DRIVER_DEFINITIONS);

@@ -19,7 +19,7 @@ export interface Identified {
 }
 
 /** Which definition a SunSpec manufacturer string calls for. */
-const SUNSPEC_MAKERS: ReadonlyArray<[RegExp, string]> = [[/fronius/i, 'fronius'], [/\bsma\b/i, 'sma']];
+const SUNSPEC_MAKERS: ReadonlyArray<[RegExp, string]> = [[/fronius/i, 'fronius'], [/\bsma\b/i, 'sma'], [/solaredge/i, 'solaredge']];
 
 const KIND_MODELS: ReadonlyArray<[DeviceKind, (id: number) => boolean]> = [
   ['pvInverter', (id) => (id >= 101 && id <= 103) || (id >= 111 && id <= 113)],

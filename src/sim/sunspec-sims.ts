@@ -17,6 +17,11 @@ export interface SunSpecSimOptions extends SunSpecUnitOptions {
    * battery lists model 124 (nielsbasjes/modbus-schema's SMA SB3.6 dump).
    */
   emptyModels?: number[];
+  /**
+   * Meter power positive while feeding in, as SolarEdge meters count it (evcc's solaredge-hybrid
+   * template reads it with scale -1; evcc issue 15445 shows a SE5000H's meter so).
+   */
+  feedInPositive?: boolean;
 }
 
 function common(unit: SunSpecUnit, options: SunSpecSimOptions, model: string): void {
@@ -86,16 +91,17 @@ export function sunspecMeter(site: SiteModel, options: SunSpecSimOptions = {}): 
   common(unit, options, 'Smart Meter TS 65A-3');
   unit.onRead = () => {
     const now = site.read();
-    const phases = [0.34, 0.33, 0.33].map((share) => Math.round(now.gridW * share));
+    const gridW = options.feedInPositive ? -now.gridW : now.gridW;
+    const phases = [0.34, 0.33, 0.33].map((share) => Math.round(gridW * share));
     if (options.float) {
-      unit.set(213, 'W', now.gridW);
+      unit.set(213, 'W', gridW);
       ['WphA', 'WphB', 'WphC'].forEach((p, i) => unit.set(213, p, phases[i]!));
       unit.set(213, 'Hz', 49.98);
       unit.set(213, 'TotWhImp', Math.round(now.gridImportWh));
       unit.set(213, 'TotWhExp', Math.round(now.gridExportWh));
       return;
     }
-    unit.set(203, 'W', now.gridW);
+    unit.set(203, 'W', gridW);
     ['WphA', 'WphB', 'WphC'].forEach((p, i) => unit.set(203, p, phases[i]!));
     unit.set(203, 'W_SF', 0);
     unit.set(203, 'Hz', 4998);

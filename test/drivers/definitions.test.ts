@@ -47,6 +47,10 @@ const SIMULATORS: Record<string, (site: SiteModel) => Rig> = {
     units: { 126: sunspecInverter(site, { manufacturer: 'SMA' }), 3: sunspecBattery(site), 4: sunspecMeter(site) },
     cases: [{ kind: 'pvInverter', binding: {} }, { kind: 'battery', binding: { unitId: 3 } }, { kind: 'meter', binding: { unitId: 4 } }],
   }),
+  solaredge: (site) => ({
+    units: { 1: sunspecInverter(site, { manufacturer: 'SolarEdge', shortCommonModel: true }), 2: sunspecMeter(site, { manufacturer: 'SolarEdge', shortCommonModel: true, feedInPositive: true }), 3: sunspecBattery(site, { manufacturer: 'SolarEdge' }) },
+    cases: [{ kind: 'pvInverter', binding: {} }, { kind: 'meter', binding: { unitId: 2 } }, { kind: 'battery', binding: { unitId: 3 } }],
+  }),
   'huawei-sun2000': (site) => ({
     units: { 1: huaweiSun2000(site) },
     cases: [{ kind: 'pvInverter', binding: {} }, { kind: 'battery', binding: {} }, { kind: 'meter', binding: {} }],

@@ -8,6 +8,7 @@ import { DeviceReader } from '../../src/runtime/device-reader.ts';
 import { silentLogger } from '../../src/log.ts';
 import sunspec from '../../drivers/sunspec.ts';
 import sma from '../../drivers/sma.ts';
+import solaredge from '../../drivers/solaredge.ts';
 import type { DeviceKind } from '../../src/domain/vocabulary.ts';
 import type { DriverDefinition } from '../../src/runtime/driver-model.ts';
 
@@ -160,4 +161,13 @@ test('not-implemented modules are left out of a sum, which is absent only when n
   assert.ok(typeof (await reader('battery', { batteryMppt: [3] }).readState())['chargeRate'] === 'number');
   await assert.rejects(reader('battery', { batteryMppt: [0] }).readState(), /module numbers from 1/);
   await assert.rejects(reader('pvInverter', { solarPowerFrom: 'dc' }).readState(), /solarPowerFrom/);
+});
+
+test('meter sign by maker: a SolarEdge meter counts feed-in positive, the hub shows import positive (evcc #15445)', async (t) => {
+  const site = new SiteModel({ now: () => NOON });
+  const { reader } = await rig(t, { 1: sunspecMeter(site, { manufacturer: 'SolarEdge', shortCommonModel: true, feedInPositive: true }) });
+  const now = site.read();
+  assert.notEqual(now.gridW, 0, 'power flows at the grid point');
+  assert.equal((await reader('meter', {}, solaredge).readState())['power'], now.gridW / 1000);
+  assert.equal((await reader('meter', {}, sunspec).readState())['power'], -now.gridW / 1000, 'read as plain SunSpec, the sign is the maker\'s');
 });
