@@ -61,12 +61,21 @@ test('the connect request validates every field, the query, and stores nothing o
   assert.deepEqual(noBody.validationErrors, [{ field: 'body', message: 'is required' }]);
 });
 
-test('the connect request refuses a charger vendor the hub cannot pair, naming those it can', async (t) => {
+test('the connect request refuses a charger vendor the hub cannot pair, naming those it can, in one message', async (t) => {
   const hub = createTestHub({ pairing: new TestProber() });
   t.after(hub.close);
-  const res = await hub.request('/connections/chargers', { method: 'POST', json: { ...good, vendor: 'EASEE' } });
-  assert.equal(res.status, 400);
-  assert.deepEqual((await json(res)).validationErrors, [{ field: 'vendor', message: 'cannot be paired by this hub; it pairs GO_E' }]);
+  const message = 'must be a charger vendor this hub can pair: GO_E';
+  // A catalog vendor this hub cannot pair and a word outside the catalog get the same answer.
+  for (const vendor of ['EASEE', 'TESLA', 'nope']) {
+    const res = await hub.request('/connections/chargers', { method: 'POST', json: { ...good, vendor } });
+    assert.equal(res.status, 400);
+    assert.deepEqual((await json(res)).validationErrors, [{ field: 'vendor', message }], vendor);
+  }
+  // Beside the body's other problems, all at once.
+  const all = await hub.request('/connections/chargers', { method: 'POST', json: { vendor: 'EASEE' } });
+  assert.deepEqual((await json(all)).validationErrors.map((e: { field: string }) => e.field).sort(), ['redirectUrl', 'userId', 'vendor']);
+  const empty = await hub.request('/connections/chargers', { method: 'POST', json: {} });
+  assert.deepEqual((await json(empty)).validationErrors.find((e: { field: string }) => e.field === 'vendor'), { field: 'vendor', message: 'is required' });
 
   const without = createTestHub();
   t.after(without.close);

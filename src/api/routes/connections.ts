@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
-import { badRequest } from '../errors.ts';
 import { json } from '../respond.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { CHARGER_VENDORS } from '../../domain/vocabulary.ts';
@@ -26,14 +25,30 @@ const absoluteHttpUrl = z
   }, 'must be an absolute http or https URL');
 schemaRegistry.add(absoluteHttpUrl, { jsonSchema: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2048 } });
 
-export const ConnectRequest = z.object({
-  redirectUrl: absoluteHttpUrl,
-  vendor: oneOf(CHARGER_VENDORS),
-  userId: z.string().min(1, { abort: true }).max(50).refine((value) => value.trim() !== '', 'must not be blank'),
-});
-schemaRegistry.add(ConnectRequest, { id: 'ConnectRequest' });
+/**
+ * The connect body. Its vendor is checked against the vendors this hub can pair (the pairing
+ * probers' forms), so that a vendor outside the catalog and a catalog vendor this hub cannot pair
+ * get one and the same message, beside the body's other problems.
+ */
+function connectRequest(pairable: () => string[]) {
+  const vendor = z.string().superRefine((value, ctx) => {
+    const vendors = pairable();
+    if (vendors.includes(value)) return;
+    ctx.addIssue({ code: 'custom', message: vendors.length > 0 ? `must be a charger vendor this hub can pair: ${vendors.join(', ')}` : 'cannot be paired: this hub pairs no charger vendor' });
+  });
+  schemaRegistry.add(vendor, { jsonSchema: { type: 'string', enum: [...CHARGER_VENDORS], description: 'A charger vendor this hub can pair (see available-vendors)' } });
+  const request = z.object({
+    redirectUrl: absoluteHttpUrl,
+    vendor,
+    userId: z.string().min(1, { abort: true }).max(50).refine((value) => value.trim() !== '', 'must not be blank'),
+  });
+  schemaRegistry.add(request, { id: 'ConnectRequest' });
+  return request;
+}
 
 export function connectionRoutes(deps: ApiDeps): OperationRouter {
+  const pairable = () => [...(deps.pairing?.forms().keys() ?? [])].sort();
+  const ConnectRequest = connectRequest(pairable);
   return new OperationRouter()
     .add({
       method: 'post', path: '/connections/chargers', operationId: 'connectCharger', tag: 'Connections',
@@ -41,19 +56,12 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
       description: 'Returns the URL of the hub\'s own pairing page for this session, where the user says how to reach the '
         + 'charger; the hub probes it, adds it for `userId` and redirects to `redirectUrl` with `status=SUCCESS&chargerId=<id>`, '
         + '`status=CANCELLED` or `status=FAILED&error=<code>` appended to its query. A session is single-use and expires. '
-        + 'Only a vendor this hub can pair is accepted; another is a 400 whose `validationErrors` names the ones it can.',
+        + 'Only a vendor this hub can pair is accepted (`available-vendors` lists them); another is a 400 whose `validationErrors` names the ones it can.',
       query: ConnectQuery,
       body: ConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
     }, (_c, { query, body }) => {
-      const pairable = [...(deps.pairing?.forms().keys() ?? [])].sort();
-      if (!pairable.includes(body.vendor)) {
-        throw badRequest([{
-          field: 'vendor',
-          message: pairable.length > 0 ? `cannot be paired by this hub; it pairs ${pairable.join(', ')}` : 'cannot be paired: this hub pairs no charger vendor',
-        }]);
-      }
       const now = deps.clock.now();
       const token = deps.store.connectSessions.create({
         userId: body.userId,
