@@ -19,8 +19,8 @@ done
 PREFIX=/opt/home-energy-hub; ETC=/etc/home-energy-hub; USER_NAME=home-energy-hub
 
 NODE=$(command -v node) || { echo "node not found: install Node.js 20 first" >&2; exit 1; }
-major=$("$NODE" -p 'process.versions.node.split(".")[0]')
-[ "$major" -ge 20 ] || { echo "Node.js 20 or later is needed (found $("$NODE" --version))" >&2; exit 1; }
+# The range package.json's engines.node gives, checked by the node that will run the hub.
+"$NODE" scripts/check-node.mjs || exit 1
 [ -n "$ROOT" ] || [ "$(id -u)" -eq 0 ] || { echo "run as root (sudo)" >&2; exit 1; }
 
 echo "building…"
