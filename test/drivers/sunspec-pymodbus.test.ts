@@ -5,13 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import sunspec from '../../drivers/sunspec.ts';
 import { DeviceReader } from '../../src/runtime/device-reader.ts';
 import { LinePool } from '../../src/transport/line-pool.ts';
 import { silentLogger } from '../../src/log.ts';
+import { skippedWithout } from '../support/peers.ts';
 
 const PYTHON = '/usr/bin/python3';
 const SCRIPT = fileURLToPath(new URL('./pymodbus_sunspec_server.py', import.meta.url));
@@ -43,7 +43,7 @@ function freePort(): Promise<number> {
 }
 
 test('the SunSpec driver reads a pymodbus server laid out from the SunSpec model definitions', async (t) => {
-  if (!existsSync(PYTHON)) return t.skip('python3-pymodbus is not installed (.ci/apt-packages)');
+  if (skippedWithout(t, 'pymodbus')) return;
   const port = await freePort();
   const server = spawn(PYTHON, [SCRIPT, String(port), LAYOUT, JSON.stringify(DEVICES)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const pool = new LinePool(silentLogger());

@@ -3,7 +3,7 @@
 // language and theme: the page's language, words and colours, then filling in the form and landing on
 // the partner with the outcome. Also a failed probe fixed by the user, Cancel, expired and used links,
 // and the reason the CSP names the partner's origin in form-action.
-// Skipped only with HUB_SKIP_BROWSER_TESTS=1; without Chromium it fails (CI installs it).
+// Without Chromium it is skipped, and under CI=true it fails (test/support/peers.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -22,11 +22,12 @@ import { VendorCatalog } from '../../src/domain/vendors.ts';
 import { storedStateRuntime } from '../../src/runtime/live.ts';
 import { silentLogger } from '../../src/log.ts';
 import { GOOD_SERIAL, TestProber } from '../support/pairing.ts';
+import { skipWithout } from '../support/peers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = process.env['HUB_SKIP_BROWSER_TESTS'] === '1' ? 'HUB_SKIP_BROWSER_TESTS=1' : false;
+const skip = skipWithout('chromium');
 const WAIT_MS = 15_000;
 const DARK_BG = 'rgb(15, 20, 25)';
 const LIGHT_BG = 'rgb(244, 246, 248)';

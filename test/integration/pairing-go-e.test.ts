@@ -5,7 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { GoESim } from '../../src/sim/mqtt/go-e-sim.ts';
 import { startMqttHub } from '../support/mqtt-hub.ts';
-import { hasMosquitto, startBroker } from '../support/broker.ts';
+import { startBroker } from '../support/broker.ts';
+import { skipWithout } from '../support/peers.ts';
 
 async function session(hub: Awaited<ReturnType<typeof startMqttHub>>, userId: string): Promise<string> {
   const res = await hub.api('/connections/chargers?language=GERMAN&theme=DARK', {
@@ -90,7 +91,7 @@ test('a go-e charger is probed over the broker, added for the user, driven, and 
 // SUBSCRIBE, aedes granted one code for two filters, mqtt.js called that a protocol error and
 // dropped the broker link, and the page said the charger did not answer.
 for (const engine of ['aedes', 'mosquitto'] as const) {
-  test(`pairing over MQTT 3.1.1 (${engine}) adds the charger and keeps the broker link`, { skip: engine === 'mosquitto' && !hasMosquitto && 'mosquitto is not installed' }, async (t) => {
+  test(`pairing over MQTT 3.1.1 (${engine}) adds the charger and keeps the broker link`, { skip: engine === 'mosquitto' && skipWithout('mosquitto') }, async (t) => {
     const broker = await startBroker(engine === 'aedes' ? { engine } : {});
     t.after(() => broker.stop());
     const hub = await startMqttHub(t, { broker, config: { mqtt: { url: broker.url, protocolVersion: 4 } }, mqttSettings: { probeTimeoutMs: 3000 } });

@@ -2,7 +2,7 @@
 // language and theme, alternating Zaptec and Easee: the page shows the OCPP address and a generated
 // password (its field patterns compile in Chromium and agree with the hub), a charge point simulator
 // connects with them, the user enters the charge point id and lands on the partner with the outcome.
-// Skipped only with HUB_SKIP_BROWSER_TESTS=1; without Chromium it fails (CI installs it).
+// Without Chromium it is skipped, and under CI=true it fails (test/support/peers.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
@@ -11,11 +11,12 @@ import { createServer } from 'node:http';
 import { chromium } from 'playwright-core';
 import { startOcppHub } from '../support/ocpp-hub.ts';
 import { json } from '../support/hub.ts';
+import { skipWithout } from '../support/peers.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-const skip = process.env['HUB_SKIP_BROWSER_TESTS'] === '1' ? 'HUB_SKIP_BROWSER_TESTS=1' : false;
+const skip = skipWithout('chromium');
 const DARK_BG = 'rgb(15, 20, 25)';
 const LIGHT_BG = 'rgb(244, 246, 248)';
 

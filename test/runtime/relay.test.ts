@@ -12,10 +12,11 @@ import { Daemon } from '../../src/daemon.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { seedDemo, DEMO_USER } from '../../src/demo/site.ts';
-import { hasMosquitto, startBroker, type TestBroker } from '../support/broker.ts';
+import { startBroker, type TestBroker } from '../support/broker.ts';
 import { makeCertificates } from '../support/tls.ts';
 import { ids } from '../support/hub.ts';
 import type { RelayResponse } from '../../src/runtime/relay.ts';
+import { skipWithout } from '../support/peers.ts';
 
 const KEY = 'relay-test-key-0123456789abcdefgh';
 
@@ -42,7 +43,7 @@ class RelayClient {
   }
 }
 
-test('partner calls reach the API through the relay broker, and still need a key', { skip: !hasMosquitto && 'needs mosquitto (MQTT 5, TLS)' }, async (t) => {
+test('partner calls reach the API through the relay broker, and still need a key', { skip: skipWithout('mosquitto') }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-relay-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certs = makeCertificates(dir);
@@ -101,7 +102,7 @@ test('partner calls reach the API through the relay broker, and still need a key
   assert.equal(daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length, before + 1);
 });
 
-test('without a valid client certificate the relay is refused, and the hub still serves', { skip: !hasMosquitto && 'needs mosquitto' }, async (t) => {
+test('without a valid client certificate the relay is refused, and the hub still serves', { skip: skipWithout('mosquitto') }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-relay-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certs = makeCertificates(dir);

@@ -4,11 +4,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecInverter } from '../../src/sim/sunspec-sims.ts';
+import { skippedWithout } from '../support/peers.ts';
 
 const run = promisify(execFile);
 
@@ -22,7 +22,7 @@ async function mbpoll(port: number, unitId: number, address: number, count: numb
 }
 
 test('mbpoll finds the SunSpec marker, model 1 and model 103 where the reference puts them', async (t) => {
-  if (!existsSync('/usr/bin/mbpoll')) return t.skip('mbpoll is not installed (.ci/apt-packages)');
+  if (skippedWithout(t, 'mbpoll')) return;
   const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z'), pvPeakW: 2000 });
   const sim = await ModbusSimServer.tcp(new Map([[1, sunspecInverter(site)]]));
   t.after(() => sim.close());

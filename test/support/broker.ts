@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { TestCertificates } from './tls.ts';
+import { hasPeer } from './peers.ts';
 
 export interface TestBroker {
   kind: 'mosquitto' | 'aedes';
@@ -30,7 +31,7 @@ export interface BrokerOptions {
   engine?: 'aedes';
 }
 
-export const hasMosquitto = spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0;
+export const hasMosquitto = hasPeer('mosquitto');
 
 export async function freePort(): Promise<number> {
   const server = createServer();

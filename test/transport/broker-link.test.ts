@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerLink } from '../../src/transport/broker-link.ts';
 import { silentLogger } from '../../src/log.ts';
-import { freePort, hasMosquitto, startBroker } from '../support/broker.ts';
+import { freePort, startBroker } from '../support/broker.ts';
 import { makeCertificates } from '../support/tls.ts';
+import { skipWithout } from '../support/peers.ts';
 
-const needsMosquitto = { skip: !hasMosquitto && 'needs mosquitto' };
+const needsMosquitto = { skip: skipWithout('mosquitto') };
 
 test('TLS with a client certificate: connects; without the certificate it keeps failing, and says so', needsMosquitto, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-link-tls-'));

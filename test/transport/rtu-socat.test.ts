@@ -3,7 +3,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
@@ -14,6 +14,7 @@ import { ModbusExceptionError, ModbusTimeoutError } from '../../src/transport/mo
 import { DeviceReader } from '../../src/runtime/device-reader.ts';
 import { silentLogger } from '../../src/log.ts';
 import sunspec from '../../drivers/sunspec.ts';
+import { skippedWithout } from '../support/peers.ts';
 
 /** Starts socat and resolves once it reports its data loop (both links exist then). */
 async function ptyPair(t: TestContext): Promise<[string, string]> {
@@ -40,7 +41,7 @@ async function ptyPair(t: TestContext): Promise<[string, string]> {
 }
 
 test('SunSpec over Modbus RTU on a serial line, with exceptions, silence and garbage frames', async (t) => {
-  if (!existsSync('/usr/bin/socat')) return t.skip('socat is not installed (.ci/apt-packages)');
+  if (skippedWithout(t, 'socat')) return;
   const [hubEnd, deviceEnd] = await ptyPair(t);
   const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
   const sim = await ModbusSimServer.serial(new Map([[1, sunspecInverter(site)], [2, sunspecMeter(site)]]), deviceEnd, 19200);

@@ -23,8 +23,8 @@ import { MqttGenericSim } from '../../../src/sim/mqtt/mqtt-generic-sim.ts';
 import { Open3eSim } from '../../../src/sim/mqtt/open3e-sim.ts';
 import { TariffTopicSim } from '../../../src/sim/mqtt/tariff-topic-sim.ts';
 import { TeslaMateSim } from '../../../src/sim/mqtt/teslamate-sim.ts';
-import { hasMosquitto } from '../../support/broker.ts';
 import { drivenRecord, HUB_KEY, startMqttHub } from '../../support/mqtt-hub.ts';
+import { skippedWithout } from '../../support/peers.ts';
 
 interface SimulatorEntry {
   /** The simulator class, built with the broker's URL and its own defaults. */
@@ -78,7 +78,7 @@ test('every MQTT definition is registered, declares known makers of its own kind
 
 test('every MQTT definition brings its simulated device online in a whole hub', async (t) => {
   // The hub-native simulator speaks MQTT 5, which the embedded fallback broker does not.
-  if (!hasMosquitto) return t.skip('needs mosquitto (MQTT 5)');
+  if (skippedWithout(t, 'mosquitto')) return;
   const devices = MQTT_DRIVER_DEFINITIONS.map((definition, index) => {
     const entry = SIMULATORS[definition.type]!;
     const id = `0d0d0d0d-0000-4000-8000-${String(index + 1).padStart(12, '0')}`;

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MqttGenericSim } from '../../../src/sim/mqtt/mqtt-generic-sim.ts';
 import { builtInMqttDrivers } from '../../../drivers/mqtt/index.ts';
-import { hasMosquitto } from '../../support/broker.ts';
 import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
+import { skippedWithout } from '../../support/peers.ts';
 
 const CHARGER = 'a1b2c3d4-0000-4000-8000-00000000c001';
 const BASE = 'home/wallbox-1';
@@ -181,6 +181,5 @@ test('mqtt-generic: a malformed binding is refused with a message that names eac
 
 /** The simulated device speaks MQTT 5, which needs mosquitto; the embedded fallback broker speaks 3.1.1 only. */
 async function brokerHasMqtt5(t: import('node:test').TestContext): Promise<boolean> {
-  if (!hasMosquitto) t.skip('needs mosquitto (MQTT 5)');
-  return hasMosquitto;
+  return !skippedWithout(t, 'mosquitto');
 }
