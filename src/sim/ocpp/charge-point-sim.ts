@@ -193,35 +193,23 @@ export class ChargePointSim {
   async sendMeterValues(context: string, power = { value: '7.36', unit: 'kW' }): Promise<void> {
     const charging = this.status === 'Charging';
     const phaseA = charging ? (this.limitA - 0.3).toFixed(1) : '0.0';
-    if (this.options.meter === 'zaptec') {
-      const watts = charging ? String(Math.round(3 * 230 * Number(phaseA))) : '0';
-      await this.client.call('MeterValues', {
-        connectorId: 1,
-        ...(this.transactionId !== undefined ? { transactionId: this.transactionId } : {}),
-        meterValue: [{
-          timestamp: new Date().toISOString(),
-          sampledValue: [
-            { value: watts, measurand: 'Power.Active.Import', unit: 'W', context },
-            { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
-            { value: String(3 * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
-            ...['L1-N', 'L2-N', 'L3-N'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
-          ],
-        }],
-      });
-      return;
-    }
+    const sampledValue = this.options.meter === 'zaptec'
+      ? [
+        { value: charging ? String(Math.round(3 * 230 * Number(phaseA))) : '0', measurand: 'Power.Active.Import', unit: 'W', context },
+        { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
+        { value: String(3 * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
+        ...['L1-N', 'L2-N', 'L3-N'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
+      ]
+      : [
+        { value: charging ? power.value : '0', measurand: 'Power.Active.Import', unit: power.unit, context },
+        { value: String(this.energyWh), measurand: 'Energy.Active.Import.Register', unit: 'Wh', context },
+        { value: String(this.limitA), measurand: 'Current.Offered', unit: 'A', context },
+        ...['L1', 'L2', 'L3'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
+      ];
     await this.client.call('MeterValues', {
       connectorId: 1,
       ...(this.transactionId !== undefined ? { transactionId: this.transactionId } : {}),
-      meterValue: [{
-        timestamp: new Date().toISOString(),
-        sampledValue: [
-          { value: charging ? power.value : '0', measurand: 'Power.Active.Import', unit: power.unit, context },
-          { value: String(this.energyWh), measurand: 'Energy.Active.Import.Register', unit: 'Wh', context },
-          { value: String(this.limitA), measurand: 'Current.Offered', unit: 'A', context },
-          ...['L1', 'L2', 'L3'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
-        ],
-      }],
+      meterValue: [{ timestamp: new Date().toISOString(), sampledValue }],
     });
   }
 
