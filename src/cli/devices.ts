@@ -10,7 +10,7 @@ import { Store } from '../store/store.ts';
 import { LinePool } from '../transport/line-pool.ts';
 import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
 import { DeviceReader } from '../runtime/device-reader.ts';
-import { identify } from '../runtime/identify.ts';
+import { hybridSettings, identify } from '../runtime/identify.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
@@ -101,6 +101,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     io.err(`probing ${describeEndpoint(endpoint)} …`);
     let kinds = Object.keys(registry.get(binding.type).kinds) as DeviceKind[];
     let manufacturer: string | undefined;
+    let mpptModules: string[] | undefined;
     if (!flags['driver'] || registry.get(binding.type).family === 'sunspec') {
       const units = binding['unitId'] !== undefined ? [binding['unitId'] as number] : [...new Set([1, 126, ...DEFAULT_UNITS])];
       let found;
@@ -113,6 +114,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
       binding = { ...binding, type: flags['driver'] ?? found.driver, unitId: found.unitId };
       kinds = found.kinds;
       manufacturer = found.manufacturer;
+      mpptModules = found.mpptModules;
     }
     const kind = (flags['kind'] as DeviceKind | undefined) ?? KIND_PREFERENCE.find((k) => kinds.includes(k));
     if (!kind || !kinds.includes(kind)) {
@@ -123,6 +125,9 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
       io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
       return 1;
     }
+    // A hybrid's storage modules in model 160 (a GEN24's StCha/StDisCha) make the right default:
+    // battery power from them, solar power from the PV modules. Settings given by hand stand.
+    binding = { ...hybridSettings(mpptModules, kind), ...binding };
     const definition = registry.definitionFor(binding);
     const reader = new DeviceReader(definition, binding, kind, line);
     const staticRead = await reader.readStatic();

@@ -16,6 +16,8 @@ export interface Identified {
   /** SunSpec: where the map starts and which models it holds. */
   base?: number;
   models?: number[];
+  /** SunSpec model 160: each module's IDStr, in order ("PV1", "StCha", …). */
+  mpptModules?: string[];
 }
 
 /** Which definition a SunSpec manufacturer string calls for. */
@@ -49,7 +51,9 @@ export async function identify(line: ModbusLine, unitId: number, registry: Drive
     const present: number[] = [];
     for (const m of models) if (m.id === 1 || !KIND_MODELS.some(([, test]) => test(m.id)) || (await implemented(read, m.address + 2, m.length))) present.push(m.id);
     const kinds = KIND_MODELS.filter(([, test]) => present.some(test)).map(([kind]) => kind);
-    return { unitId, driver, kinds, manufacturer, model, base: map.base, models: ids };
+    const mppt = models.find((m) => m.id === 160);
+    const mpptModules = mppt ? await moduleNames(read, mppt.address, mppt.length) : undefined;
+    return { unitId, driver, kinds, manufacturer, model, base: map.base, models: ids, ...(mpptModules ? { mpptModules } : {}) };
   }
   return identifyHuawei(read, unitId, registry);
 }
@@ -80,6 +84,32 @@ async function identifyHuawei(read: (a: number, c: number) => Promise<number[]>,
     // no meter block
   }
   return { unitId, driver: 'huawei-sun2000', kinds, manufacturer: 'Huawei', model: name };
+}
+
+/** Model 160's module IDStr values: 8 fixed registers after the header, then 20 per module, IDStr at +1. */
+async function moduleNames(read: (a: number, c: number) => Promise<number[]>, address: number, length: number): Promise<string[]> {
+  const count = Math.max(0, Math.floor((length - 8) / 20));
+  const names: string[] = [];
+  for (let i = 0; i < count; i++) names.push(text(await read(address + 2 + 8 + i * 20 + 1, 8)) ?? '');
+  return names;
+}
+
+/**
+ * Binding settings a hybrid's model 160 calls for: Fronius GEN24 lists its battery as modules
+ * "StCha" and "StDisCha" beside the PV inputs (evcc issues 16256, 19905), so the battery's power is
+ * charge minus discharge, and solar power is the PV modules' DC, not the AC side that also carries
+ * the battery. Nothing when the modules say nothing of a battery.
+ */
+export function hybridSettings(modules: readonly string[] | undefined, kind: DeviceKind): Record<string, unknown> {
+  if (!modules) return {};
+  const index = (pattern: RegExp) => modules.flatMap((name, i) => (pattern.test(name.trim()) ? [i + 1] : []));
+  const charge = index(/^StCha$/i);
+  const discharge = index(/^StDisCha$/i);
+  if (charge.length + discharge.length === 0) return {};
+  const batteryMppt = { charge, discharge };
+  if (kind === 'battery') return { batteryMppt };
+  if (kind === 'pvInverter') return { batteryMppt, solarPowerFrom: 'mppt' };
+  return {};
 }
 
 /** Whether any register of a model's body holds a value (not 0xFFFF, 0x8000 or a zero pad). */

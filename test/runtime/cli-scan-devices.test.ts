@@ -7,7 +7,7 @@ import { runScan } from '../../src/cli/scan.ts';
 import { runDevices } from '../../src/cli/devices.ts';
 import { Store } from '../../src/store/store.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
-import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
 import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
 import { simOn } from './support.ts';
 
@@ -125,6 +125,32 @@ test('a maker without a vendor code is added under the code given, its own maker
     assert.equal(inverter!.vendor, 'FRONIUS');
     assert.equal(inverter!.model, 'KOSTAL PLENTICORE plus 10');
     assert.equal(inverter!.driver!['unitId'], 71, 'found on unit 71 without --unit');
+  } finally {
+    store.close();
+  }
+});
+
+test('hub devices add on a GEN24: its StCha/StDisCha modules give the battery its charge rate and the PV inverter its DC solar power', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z'), initialSocPct: 50 });
+  const sim = await simOn(t, { 1: sunspecHybrid(site) });
+  const dir = mkdtempSync(join(tmpdir(), 'hub-devices-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const kind of ['battery', 'pvInverter']) {
+    const add = capture();
+    assert.equal(await runDevices(['add', '--user', 'alice', '--host', `127.0.0.1:${sim.port}`, '--kind', kind], add.io, dir), 0, add.err.join('\n'));
+  }
+  const now = site.read();
+  assert.ok(now.batteryW > 0 && now.pvW > now.batteryW, 'the battery charges from the sun at noon');
+  const store = Store.open(join(dir, 'hub.db'));
+  try {
+    const devices = store.devices.driven();
+    const battery = devices.find((d) => d.kind === 'battery')!;
+    const inverter = devices.find((d) => d.kind === 'pvInverter')!;
+    assert.deepEqual(battery.driver!['batteryMppt'], { charge: [3], discharge: [4] });
+    assert.equal(battery.state!['chargeRate'], now.batteryW / 1000);
+    assert.equal(typeof battery.state!['lastUpdated'], 'string');
+    assert.equal(inverter.driver!['solarPowerFrom'], 'mppt');
+    assert.ok(Math.abs((inverter.state!['solarPower'] as number) - now.pvW / 1000) <= 0.001, `DC solar power ${inverter.state!['solarPower']} vs ${now.pvW / 1000}, not the AC ${(now.pvW - now.batteryW) / 1000}`);
   } finally {
     store.close();
   }
