@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { DriverBinding } from '../domain/device.ts';
 import { prepareImport, ImportError } from '../domain/import.ts';
 import { formatTimestamp } from '../domain/time.ts';
+import { ownMakerModel, vendorOf } from '../domain/maker.ts';
 import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import { silentLogger } from '../log.ts';
 import { Store } from '../store/store.ts';
@@ -166,15 +167,3 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
   }
 }
 
-/** The model as shown: prefixed with the device's own maker when that maker is not the vendor code. */
-export function ownMakerModel(manufacturer: string | undefined, model: string | undefined, vendor: string): string | undefined {
-  const maker = manufacturer?.trim();
-  if (!maker || vendorOf(maker) === vendor) return model;
-  if (!model) return maker;
-  return model.toUpperCase().startsWith(maker.toUpperCase()) ? model : `${maker} ${model}`;
-}
-
-function vendorOf(manufacturer: string | undefined): string | undefined {
-  if (!manufacturer) return undefined;
-  return HOME_POWER_VENDORS.find((code) => manufacturer.toUpperCase().includes(code));
-}

@@ -50,6 +50,8 @@ interface Session {
   timeoutMs: number;
   nextPollAt: number;
   failures: number;
+  /** Static data still to be read: when the device is first reached and when it comes back online. */
+  staticPending: boolean;
   inFlight: Promise<void> | undefined;
   log: Logger;
 }
@@ -182,6 +184,7 @@ export class PollScheduler extends EventEmitter {
         // Spread first polls over one interval so that a restart does not hit every bus at once.
         nextPollAt: this.clock.now() + Math.floor(Math.random() * 250),
         failures: 0,
+        staticPending: true,
         inFlight: undefined,
         log,
       };
@@ -202,7 +205,15 @@ export class PollScheduler extends EventEmitter {
       const values = await session.reader.readState({ priority, deadline, timeoutMs: session.timeoutMs });
       if (!this.sessions.has(id) && priority === 'poll') return { deviceId: id, ok: false };
       this.writer.reportValues(id, values, session.mapped, this.clock.now());
+      if (session.failures >= this.settings.offlineAfterFailures) session.staticPending = true;
       session.failures = 0;
+      if (session.staticPending && priority === 'poll') {
+        // First reached, or back online: read what the device says of itself (model, capacity…).
+        session.staticPending = false;
+        await session.reader.readStatic({ priority, deadline, timeoutMs: session.timeoutMs })
+          .then((read) => this.writer.reportStatic(id, read, this.clock.now()))
+          .catch((err: Error) => session.log.debug({ err }, 'modbus: static data not read'));
+      }
       // Fixed rate: the next poll is due one interval after this one was due, not after it ended,
       // unless the device fell more than an interval behind.
       if (priority === 'poll') session.nextPollAt = Math.max(session.nextPollAt + session.intervalMs, started);

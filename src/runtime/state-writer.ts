@@ -2,7 +2,8 @@
 // written only when something really changed: the state's values (then lastUpdated moves too) or
 // the device's reachability. What was last written is kept in memory to compare against, and all
 // pending changes go to the store in one transaction per flush.
-import type { DeviceRecord } from '../domain/device.ts';
+import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
+import { ownMakerModel } from '../domain/maker.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { DeviceRepository } from '../store/devices.ts';
 import type { Db } from '../store/db.ts';
@@ -66,6 +67,26 @@ export class StateWriter {
     // Whole seconds, the API's timestamp style; the stamp and the column always agree.
     const stampMs = Math.floor(nowMs / 1000) * 1000;
     this.pending.set(id, { kind: 'state', state: { lastUpdated: formatTimestamp(stampMs), ...next }, isOnline: true, lastUpdatedMs: stampMs });
+  }
+
+  /**
+   * Static data read from the device (model, serial, capacity…), when it is first reached and when it
+   * comes back: what the device says fills and updates the stored fields, while what the installer
+   * wrote that the device cannot know better stays (the name; a model given at import or in the
+   * configuration). `staticData.lastUpdated` moves only when something changed. Written at once: it
+   * happens once per device and reconnection, not per poll.
+   */
+  reportStatic(id: string, read: Record<string, unknown>, nowMs: number): boolean {
+    const device = this.devices.get(id);
+    if (!device) return false;
+    const { manufacturer, model: readModel, ...fields } = read;
+    const deviceModel = ownMakerModel(manufacturer as string | undefined, readModel as string | undefined, device.vendor);
+    const model = device.model ?? deviceModel ?? null;
+    const { lastUpdated: _stamp, ...stored } = device.staticData;
+    const merged: DeviceRecord = { ...device, model, staticData: { ...stored, ...fields } };
+    const staticData = stampedStaticData(merged, device, nowMs);
+    if (staticData === device.staticData) return false;
+    return this.devices.updateStatic(id, model, staticData);
   }
 
   /** Reachability alone (a failed read, or an answer with nothing new). */

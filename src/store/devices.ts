@@ -68,6 +68,7 @@ export class DeviceRepository {
   private readonly tombstonedAddress: Statement<[string]>;
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
+  private readonly writeStatic: Statement;
   private readonly listDriven: Statement<[]>;
   private readonly listIds: Statement<[]>;
   private readonly listAll: Statement<[]>;
@@ -101,6 +102,7 @@ export class DeviceRepository {
     this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
+    this.writeStatic = db.prepare('UPDATE devices SET model = @model, model_fold = @model_fold, static_json = @static_json WHERE id = @id');
     this.listAll = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices ORDER BY kind, created_at, id`).raw();
     this.listDriven = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id`).raw();
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
@@ -203,6 +205,13 @@ export class DeviceRepository {
   }
 
   /** Marks a device reachable or not; true when that changed anything. */
+  /** A device's model and other static data, as read from the device (its name and vendor stay). */
+  updateStatic(id: string, model: string | null, staticData: Record<string, unknown>): boolean {
+    this.records.delete(id);
+    const result = this.writeStatic.run({ id, model, model_fold: model === null ? null : fold(model), static_json: JSON.stringify(staticData) });
+    return result.changes > 0;
+  }
+
   setOnline(id: string, isOnline: boolean): boolean {
     const flag = isOnline ? 1 : 0;
     const changed = this.writeOnline.run(flag, id, flag).changes > 0;

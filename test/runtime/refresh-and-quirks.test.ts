@@ -90,3 +90,38 @@ test('Huawei meter: energy counters are magnitudes, though some DTSU666-H report
   assert.equal(state['energyExported'], 3456.78);
   assert.equal(state['energyImported'], 1234.56);
 });
+
+test('static data from the device for an imported device: capacity filled on first reach, the installer\'s model and name kept, the stamp moved only by a change', async (t) => {
+  const BATTERY = '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e04';
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z'), batteryCapacityWh: 5000 });
+  const unit = huaweiSun2000(site);
+  const sim = await simOn(t, { 1: unit });
+  const { store, runtime, scheduler } = hubWith(t, [
+    device('battery', BATTERY, { type: 'huawei-sun2000', host: '127.0.0.1', port: sim.port, pauseAfterConnectMs: 0, timeoutMs: 300 }, {
+      staticData: { vendor: 'HUAWEI', model: 'LUNA2000-5-S0', name: 'Cellar' },
+    }),
+  ]);
+  const imported = store.devices.get(BATTERY)!;
+  assert.equal(imported.staticData['batteryCapacity'], undefined, 'imported without a capacity');
+  runtime.start();
+  await until<PollResult>(scheduler, 'polled', (r) => r.ok && store.devices.get(BATTERY)!.staticData['batteryCapacity'] !== undefined);
+  const read = store.devices.get(BATTERY)!;
+  assert.equal(read.staticData['batteryCapacity'], 5);
+  assert.equal(read.model, 'LUNA2000-5-S0', 'the installer\'s model stays');
+  assert.equal(read.name, 'Cellar');
+  const stamp = read.staticData['lastUpdated'];
+  assert.equal(typeof stamp, 'string');
+
+  // Gone and back: read again, nothing changed, the stamp stays.
+  sim.setFault(1, { kind: 'silence' });
+  await until<string[]>(scheduler, 'written', () => store.devices.get(BATTERY)!.isOnline === false);
+  sim.setFault(1, { kind: 'none' });
+  await until<string[]>(scheduler, 'written', () => store.devices.get(BATTERY)!.isOnline);
+  assert.equal(store.devices.get(BATTERY)!.staticData['lastUpdated'], stamp);
+  // A new capacity (a module added) is taken when it comes back.
+  unit.set32(37758, 10_000);
+  sim.setFault(1, { kind: 'silence' });
+  await until<string[]>(scheduler, 'written', () => store.devices.get(BATTERY)!.isOnline === false);
+  sim.setFault(1, { kind: 'none' });
+  await until<PollResult>(scheduler, 'polled', (r) => r.ok && store.devices.get(BATTERY)!.staticData['batteryCapacity'] === 10);
+});
