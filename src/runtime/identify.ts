@@ -6,6 +6,7 @@ import { ModbusExceptionError, ModbusTimeoutError } from '../transport/modbus-er
 import type { DriverRegistry } from './driver-registry.ts';
 import { detectSunSpec, SUNSPEC_BASES } from './sunspec-detect.ts';
 import { decodeRaw } from './registers.ts';
+import { DeviceReader } from './device-reader.ts';
 
 export interface Identified {
   unitId: number;
@@ -46,11 +47,12 @@ export async function identify(line: ModbusLine, unitId: number, registry: Drive
     }
     const maker = SUNSPEC_MAKERS.find(([pattern]) => manufacturer && pattern.test(manufacturer));
     const driver = maker && registry.has(maker[1]) ? maker[1] : 'sunspec';
-    // A model listed with every point "not implemented" is not there: an SMA without a battery
-    // lists model 124 all 0xFFFF/0x8000 (nielsbasjes/modbus-schema's Sunny Boy 3.6 dump).
-    const present: number[] = [];
-    for (const m of models) if (m.id === 1 || !KIND_MODELS.some(([, test]) => test(m.id)) || (await implemented(read, m.address + 2, m.length))) present.push(m.id);
-    const kinds = KIND_MODELS.filter(([, test]) => present.some(test)).map(([kind]) => kind);
+    const candidates = KIND_MODELS.filter(([, test]) => ids.some(test)).map(([kind]) => kind);
+    // A model can be listed with nothing in it: an SMA Sunny Boy without a battery lists model 124
+    // with every measurement "not implemented" (only a mode and scale factors set; nielsbasjes/
+    // modbus-schema's SB3.6 dump). A kind is offered only when the device measures something of it.
+    const kinds: DeviceKind[] = [];
+    for (const kind of candidates) if (await measures(line, registry, driver, unitId, kind, options)) kinds.push(kind);
     const mppt = models.find((m) => m.id === 160);
     const mpptModules = mppt ? await moduleNames(read, mppt.address, mppt.length) : undefined;
     return { unitId, driver, kinds, manufacturer, model, base: map.base, models: ids, ...(mpptModules ? { mpptModules } : {}) };
@@ -112,13 +114,23 @@ export function hybridSettings(modules: readonly string[] | undefined, kind: Dev
   return {};
 }
 
-/** Whether any register of a model's body holds a value (not 0xFFFF, 0x8000 or a zero pad). */
-async function implemented(read: (a: number, c: number) => Promise<number[]>, address: number, length: number): Promise<boolean> {
-  for (let at = 0; at < length; at += 125) {
-    const words = await read(address + at, Math.min(125, length - at));
-    if (words.some((w) => w !== 0xffff && w !== 0x8000 && w !== 0)) return true;
+
+/** The field of each kind that says the device really has it: a measurement, not a setting. */
+const MEASUREMENT: Record<string, readonly string[]> = {
+  pvInverter: ['solarPower'],
+  battery: ['stateOfCharge', 'chargeRate'],
+  meter: ['power', 'energyImported'],
+};
+
+async function measures(line: ModbusLine, registry: DriverRegistry, driver: string, unitId: number, kind: DeviceKind, options: RequestOptions): Promise<boolean> {
+  const definition = registry.get(driver);
+  if (!definition.kinds[kind]) return false;
+  try {
+    const state = await new DeviceReader(definition, { type: driver, unitId }, kind, line).readState(options);
+    return (MEASUREMENT[kind] ?? []).some((field) => typeof state[field] === 'number');
+  } catch {
+    return false;
   }
-  return false;
 }
 
 function text(words: number[]): string | undefined {

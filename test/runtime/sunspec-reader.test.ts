@@ -11,6 +11,9 @@ import sma from '../../drivers/sma.ts';
 import solaredge from '../../drivers/solaredge.ts';
 import type { DeviceKind } from '../../src/domain/vocabulary.ts';
 import type { DriverDefinition } from '../../src/runtime/driver-model.ts';
+import { dumpUnit } from '../support/register-dump.ts';
+import { identify } from '../../src/runtime/identify.ts';
+import { builtInDrivers } from '../../drivers/index.ts';
 
 const NOON = Date.parse('2026-06-21T12:00:00Z');
 
@@ -170,4 +173,18 @@ test('meter sign by maker: a SolarEdge meter counts feed-in positive, the hub sh
   assert.notEqual(now.gridW, 0, 'power flows at the grid point');
   assert.equal((await reader('meter', {}, solaredge).readState())['power'], now.gridW / 1000);
   assert.equal((await reader('meter', {}, sunspec).readState())['power'], -now.gridW / 1000, 'read as plain SunSpec, the sign is the maker\'s');
+});
+
+test('an SMA Sunny Boy 3.6 as captured (nielsbasjes/modbus-schema): PV power from its two used MPPT inputs, no battery offered', async (t) => {
+  const sb36 = dumpUnit('test/fixtures/sunspec/sma-sunny-boy-3.6-2025-05-18.txt', 40000);
+  const { reader, sim, pool } = await rig(t, { 126: sb36 });
+  const line = pool.get({ kind: 'tcp', host: '127.0.0.1', port: sim.port });
+  // Model 160: DCW_SF 1, module 1 DCW 221, module 2 DCW 160, modules 3–6 "not implemented".
+  const pv = await reader('pvInverter', { solarPowerFrom: 'mppt' }, sma).readState();
+  assert.equal(pv['solarPower'], 3.81);
+  // Model 124 is listed, with every measurement "not implemented": the scan offers no battery.
+  const found = await identify(line, 126, builtInDrivers(), { timeoutMs: 500 });
+  assert.equal(found?.driver, 'sma');
+  assert.deepEqual(found?.kinds, ['pvInverter']);
+  assert.equal(found?.model, 'SB3.6-1AV-41');
 });
