@@ -17,7 +17,7 @@ export interface Identified {
   /** SunSpec: where the map starts and which models it holds. */
   base?: number;
   models?: number[];
-  /** SunSpec model 160: each module's IDStr, in order ("PV1", "StCha", …). */
+  /** SunSpec model 160: each module's IDStr, in order ("MPPT 1", "StCha 3", …). */
   mpptModules?: string[];
 }
 
@@ -105,8 +105,9 @@ async function moduleNames(read: (a: number, c: number) => Promise<number[]>, ad
 export function hybridSettings(modules: readonly string[] | undefined, kind: DeviceKind): Record<string, unknown> {
   if (!modules) return {};
   const index = (pattern: RegExp) => modules.flatMap((name, i) => (pattern.test(name.trim()) ? [i + 1] : []));
-  const charge = index(/^StCha$/i);
-  const discharge = index(/^StDisCha$/i);
+  // A GEN24 names them "StCha 3" and "StDisCha 4" (evcc issue 16256's trace of model 160 block 3).
+  const charge = index(/^StCha\b/i);
+  const discharge = index(/^StDisCha\b/i);
   if (charge.length + discharge.length === 0) return {};
   const batteryMppt = { charge, discharge };
   if (kind === 'battery') return { batteryMppt };

@@ -182,8 +182,8 @@ export interface HybridSimOptions extends SunSpecSimOptions {
 
 /**
  * A hybrid inverter laid out like a Fronius GEN24 Plus: inverter (103), nameplate (120), storage
- * (124: SoC, no power) and model 160 with four modules, 1 "PV1", 2 "PV2", 3 "StCha" (DC power into
- * the battery) and 4 "StDisCha" (DC power out of it). There is no model 802: the battery power is
+ * (124: SoC, no power) and model 160 with four modules, 1 "MPPT 1", 2 "MPPT 2", 3 "StCha 3" (DC power into
+ * the battery) and 4 "StDisCha 4" (DC power out of it). There is no model 802: the battery power is
  * only in model 160. DCW_SF changes with the power, as the scaled models do.
  */
 export function sunspecHybrid(site: SiteModel, options: HybridSimOptions = {}): SunSpecUnit {
@@ -196,7 +196,8 @@ export function sunspecHybrid(site: SiteModel, options: HybridSimOptions = {}): 
   unit.set(124, 'WChaMax_SF', 0);
   unit.set(124, 'ChaState_SF', -1);
   unit.set(160, 'DCWH_SF', 0);
-  ['PV1', 'PV2', 'StCha', 'StDisCha'].forEach((name, i) => {
+  // IDStr as a GEN24 sends it: evcc issue 16256 traces module 3 as "StCha 3" (ID 3).
+  ['MPPT 1', 'MPPT 2', 'StCha 3', 'StDisCha 4'].forEach((name, i) => {
     unit.set(160, 'ID', i + 1, i + 1);
     unit.set(160, 'IDStr', name, i + 1);
   });

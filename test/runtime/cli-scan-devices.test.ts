@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScan } from '../../src/cli/scan.ts';
 import { runDevices } from '../../src/cli/devices.ts';
+import { hybridSettings } from '../../src/runtime/identify.ts';
 import { Store } from '../../src/store/store.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
@@ -154,4 +155,12 @@ test('hub devices add on a GEN24: its StCha/StDisCha modules give the battery it
   } finally {
     store.close();
   }
+});
+
+test('hybrid settings from model 160 module names as a GEN24 sends them ("StCha 3", evcc issue 16256)', () => {
+  const gen24 = ['MPPT 1', 'MPPT 2', 'StCha 3', 'StDisCha 4'];
+  assert.deepEqual(hybridSettings(gen24, 'battery'), { batteryMppt: { charge: [3], discharge: [4] } });
+  assert.deepEqual(hybridSettings(gen24, 'pvInverter'), { batteryMppt: { charge: [3], discharge: [4] }, solarPowerFrom: 'mppt' });
+  assert.deepEqual(hybridSettings(['MPPT 1', 'MPPT 2'], 'pvInverter'), {}, 'no storage modules: nothing to set');
+  assert.deepEqual(hybridSettings(gen24, 'meter'), {});
 });
