@@ -188,3 +188,16 @@ test('an SMA Sunny Boy 3.6 as captured (nielsbasjes/modbus-schema): PV power fro
   assert.deepEqual(found?.kinds, ['pvInverter']);
   assert.equal(found?.model, 'SB3.6-1AV-41');
 });
+
+test('a FIMER PVS as captured (nielsbasjes/modbus-schema): found by a scan as a SunSpec PV inverter and read without a maker code', async (t) => {
+  const fimer = dumpUnit('test/fixtures/sunspec/fimer-pvs-2024-07-22.txt', 40000);
+  const { reader, sim, pool } = await rig(t, { 1: fimer });
+  const found = await identify(pool.get({ kind: 'tcp', host: '127.0.0.1', port: sim.port }), 1, builtInDrivers(), { timeoutMs: 500 });
+  assert.equal(found?.manufacturer, 'FIMER');
+  assert.equal(found?.driver, 'sunspec');
+  assert.deepEqual(found?.kinds, ['pvInverter']);
+  // Model 103: W 0x373A with W_SF 1 is 141,380 W (a 120 kW-class PVS at full power), St 4 (MPPT).
+  const pv = await reader('pvInverter').readState();
+  assert.equal(pv['solarPower'], 141.38);
+  assert.equal(pv['state'], 'PRODUCING');
+});
