@@ -12,6 +12,9 @@ import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '..
 import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
 import { simOn } from './support.ts';
 
+/** A KOSTAL PLENTICORE's model 1 as evcc issue 31535 shows it (unit 71, port 1502 there). */
+const KOSTAL = { manufacturer: 'KOSTAL', model: 'PLENTICORE plus8', serial: '90523TD90001R' };
+
 function capture() {
   const out: string[] = [];
   const err: string[] = [];
@@ -80,7 +83,7 @@ test('hub devices add detects the device, reads its model and capacity, and save
 test('a default scan probes the unit ids makers use: KOSTAL on 71, Fronius secondary meters on 201–204', async (t) => {
   const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
   const sim = await simOn(t, {
-    71: sunspecInverter(site, { manufacturer: 'KOSTAL', model: 'PLENTICORE plus 10' }),
+    71: sunspecInverter(site, KOSTAL),
     200: sunspecMeter(site),
     202: sunspecMeter(site),
   });
@@ -88,7 +91,7 @@ test('a default scan probes the unit ids makers use: KOSTAL on 71, Fronius secon
   assert.equal(await runScan([`127.0.0.1:${sim.port}`, '--timeout', '200'], io), 0, err.join('\n'));
   const report = out.join('\n');
   assert.match(report, /found 3 device/);
-  assert.match(report, /unit 71 .*KOSTAL PLENTICORE plus 10/);
+  assert.match(report, /unit 71 .*KOSTAL PLENTICORE plus8/);
   assert.match(report, /unit 200 .*kinds meter/);
   assert.match(report, /unit 202 .*kinds meter/);
   assert.ok(err.some((l) => /\[\d+\/12\] unit 240/.test(l)), 'progress over the twelve default ids');
@@ -111,7 +114,7 @@ test('no phantom kinds: an empty model 124 offers no battery, a SUN2000 without 
 
 test('a maker without a vendor code is added under the code given, its own maker and model kept in staticData.model', async (t) => {
   const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
-  const sim = await simOn(t, { 71: sunspecInverter(site, { manufacturer: 'KOSTAL', model: 'PLENTICORE plus 10' }) });
+  const sim = await simOn(t, { 71: sunspecInverter(site, KOSTAL) });
   const dir = mkdtempSync(join(tmpdir(), 'hub-devices-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const refused = capture();
@@ -119,12 +122,12 @@ test('a maker without a vendor code is added under the code given, its own maker
   assert.match(refused.err.join('\n'), /give --vendor/);
   const add = capture();
   assert.equal(await runDevices(['add', '--user', 'alice', '--host', `127.0.0.1:${sim.port}`, '--vendor', 'FRONIUS'], add.io, dir), 0, add.err.join('\n'));
-  assert.match(add.out.join('\n'), /added pvInverter .* \(FRONIUS KOSTAL PLENTICORE plus 10\) for alice/);
+  assert.match(add.out.join('\n'), /added pvInverter .* \(FRONIUS KOSTAL PLENTICORE plus8\) for alice/);
   const store = Store.open(join(dir, 'hub.db'));
   try {
     const [inverter] = store.devices.driven();
     assert.equal(inverter!.vendor, 'FRONIUS');
-    assert.equal(inverter!.model, 'KOSTAL PLENTICORE plus 10');
+    assert.equal(inverter!.model, 'KOSTAL PLENTICORE plus8');
     assert.equal(inverter!.driver!['unitId'], 71, 'found on unit 71 without --unit');
   } finally {
     store.close();
