@@ -12,7 +12,7 @@ import solaredge from '../../drivers/solaredge.ts';
 import type { DeviceKind } from '../../src/domain/vocabulary.ts';
 import type { DriverDefinition } from '../../src/runtime/driver-model.ts';
 import { dumpUnit } from '../support/register-dump.ts';
-import { identify } from '../../src/runtime/identify.ts';
+import { hybridSettings, identify } from '../../src/runtime/identify.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
 
 const NOON = Date.parse('2026-06-21T12:00:00Z');
@@ -200,4 +200,28 @@ test('a FIMER PVS as captured (nielsbasjes/modbus-schema): found by a scan as a 
   const pv = await reader('pvInverter').readState();
   assert.equal(pv['solarPower'], 141.38);
   assert.equal(pv['state'], 'PRODUCING');
+});
+
+test('a GEN24 model 160 as evcc issue 16256 traced it: StCha 3 at 2609.8 W is the battery charging at 2.61 kW', async (t) => {
+  const gen24 = dumpUnit('test/fixtures/sunspec/fronius-gen24-model160-evcc-16256.txt', 40000);
+  const { reader, sim, pool } = await rig(t, { 1: gen24 });
+  const found = await identify(pool.get({ kind: 'tcp', host: '127.0.0.1', port: sim.port }), 1, builtInDrivers(), { timeoutMs: 500 });
+  assert.deepEqual(found?.mpptModules, ['MPPT 1', 'MPPT 2', 'StCha 3', 'StDisCha 4']);
+  const settings = hybridSettings(found?.mpptModules, 'battery');
+  const battery = await reader('battery', settings).readState();
+  assert.equal(battery['chargeRate'], 2.61);
+  assert.equal(battery['chargingState'], 'CHARGING');
+});
+
+test('the SolarEdge meter of evcc issue 15445: 58 W of import, which SolarEdge reports as -58, is 0.058 kW on the hub', async (t) => {
+  const site = new SiteModel({ now: () => NOON });
+  const meter = sunspecMeter(site, { manufacturer: 'SolarEdge', shortCommonModel: true, feedInPositive: true });
+  const read = meter.onRead!;
+  meter.onRead = () => {
+    read();
+    meter.set(203, 'W', -58);
+    meter.set(203, 'W_SF', 0);
+  };
+  const { reader } = await rig(t, { 1: meter });
+  assert.equal((await reader('meter', {}, solaredge).readState())['power'], 0.058);
 });
