@@ -10,10 +10,15 @@ import type { Unit } from '../driver-model.ts';
 /** How a value is read from a message and turned into an API value. */
 export interface ValueRule {
   /** Where the value sits: absent for the whole payload; `a.b[2]` in a JSON payload; `"Label (R1T)"`
-   * (quoted) for a key with dots or spaces. */
-  path?: string;
-  /** What the value becomes; 'number' parses numeric strings, 'boolean' takes true/false, 1/0, on/off. */
-  as: 'number' | 'boolean' | 'string';
+   * (quoted) for a key with dots or spaces. Several paths: the first one present in the message
+   * (a bridge whose labels differ by model or version). */
+  path?: string | readonly string[];
+  /** What the value becomes; 'number' parses numeric strings, 'boolean' takes true/false, 1/0, on/off;
+   * 'count' counts the entries of an array (or its `slice`) that are true, or above `above`. */
+  as: 'number' | 'boolean' | 'string' | 'count';
+  /** For 'count': the part of the array counted (indexes, end exclusive), and the threshold of a number. */
+  slice?: readonly [number, number];
+  above?: number;
   /** A factor applied to the raw number before unit conversion. */
   scale?: number;
   /** The payload's unit and the field's unit (W → kW…). */
@@ -31,12 +36,35 @@ export interface ValueRule {
 export interface StateTopic {
   /** Topic template, e.g. `{prefix}/{serial}/car`. MQTT wildcards are not allowed. */
   topic: string;
-  /** JSON payloads are parsed; plain ones are taken as text. */
-  format: 'json' | 'plain';
+  /** JSON payloads are parsed; plain ones are taken as text; 'ebusd' takes ebusd's payload in any of
+   * its modes (plain, or --mqttjson with or without `short`) as its fields' values joined by `;`,
+   * the form ebusd prints and takes for writes. */
+  format: 'json' | 'plain' | 'ebusd';
+  /** A topic named by a setting the installer may leave empty: not listened to then. */
+  optional?: boolean;
   /** Field → rule. Fields of the kind's API state (chargeState…) are shown; others are kept as the
    * device's telemetry (HVAC, vehicle and tariff details have no state object in the API).
-   * `static.model` and `static.name` name the device when it is paired. */
+   * `static.model` and `static.name` name the device when it is paired. Fields whose name starts
+   * with `_` are the definition's own working values (inputs of `derived`), never stored. No fields:
+   * a heartbeat, which only tells that the device is there. */
   fields: Record<string, ValueRule>;
+}
+
+/** A field worked out from others: the first of `firstOf` that has a value (and whose condition holds). */
+export interface DerivedField {
+  firstOf: ReadonlyArray<string | { field: string; when: { field: string; equals: readonly string[] } }>;
+}
+
+/**
+ * Topic variants of one bridge (an older firmware's prefix, a renamed set of messages). Each variant
+ * gives values to template placeholders; `setting` names the binding setting that picks one, and
+ * `auto` (its default) listens on every variant and follows the one the device is heard on.
+ */
+export interface Dialects {
+  setting: string;
+  variants: Record<string, Record<string, Template>>;
+  /** The variant used to write before the device was heard. */
+  preferred: string;
 }
 
 export interface Availability {
@@ -45,6 +73,8 @@ export interface Availability {
   path?: string;
   online: readonly string[];
   offline: readonly string[];
+  /** A topic named by a setting the installer may leave empty: not listened to then. */
+  optional?: boolean;
 }
 
 /** A value that goes into a published payload. `{value}` is the command's value in `unit`. */
@@ -71,9 +101,17 @@ export type Confirmation =
       reasonPath?: string;
     }
   /** The device shows the new value in its state: the field equals the command's target. */
-  | { by: 'state'; field: string; equals?: string | number | boolean }
-  /** The bridge echoes on a result topic: success values and anything else is a rejection. */
-  | { by: 'result'; topic: Template; path?: string; success: readonly string[] };
+  | {
+      by: 'state'; field: string; equals?: string | number | boolean;
+      /** Parts (split by `separator`) the device echoes in another form that means the same. */
+      sameAs?: { separator: string; map: Record<string, string> };
+    }
+  /**
+   * The bridge echoes on a result topic: success values (templates: `{value}` is the value sent) and
+   * anything else is a rejection, unless `others` is 'ignore' (a topic the bridge also publishes on
+   * its own). The reason of a rejection may follow on `reasonTopic`.
+   */
+  | { by: 'result'; topic: Template; path?: string; success: readonly string[]; others?: 'reject' | 'ignore'; reasonTopic?: Template };
 
 /** How a command's payload becomes the value the device takes. */
 export type CommandValue =
@@ -116,14 +154,22 @@ export interface MqttDriverDefinition {
   kinds: readonly DeviceKind[];
   /** Binding settings the topic templates use. */
   settings: Record<string, SettingSpec>;
-  availability?: Availability;
-  /** No message for this long means the device is offline (bridges without a last will). */
+  /** Several: the device is online when none says offline and at least one says online. */
+  availability?: Availability | readonly Availability[];
+  /** No message for this long means the device is offline (bridges without a last will, or whose
+   * will is not certain: then it applies even while the availability topic says online). */
   staleAfterMs?: number;
   /** A setting, in seconds, that replaces staleAfterMs per binding (a feed whose cadence only the
    * installer knows). */
   staleAfterSetting?: string;
   /** Topics to publish to ask for fresh values (a refresh); ebusd answers `/get`, go-e publishes on its own. */
   refresh?: readonly PublishStep[];
+  /** Published whenever the hub begins to listen (a device opened, each broker connection): a bridge
+   * told what to report from now on (ebusd's poll priorities). */
+  onListen?: readonly PublishStep[];
+  dialects?: Dialects;
+  /** Fields worked out from the state topics' values. */
+  derived?: Record<string, DerivedField>;
   state: readonly StateTopic[];
   commands?: Partial<Record<CommandType, CommandSpec>>;
   /** The binding may carry its own `state`, `availability` and `commands` (the generic definition). */

@@ -15,6 +15,9 @@ import type { CommandSpec } from './definition.ts';
 import type { MqttSession } from './mqtt-session.ts';
 import { decodePayload, valueAt } from './values.ts';
 
+/** How long a rejection waits for the reason the bridge publishes after it. */
+const REASON_WAIT_MS = 2000;
+
 export async function runMqttCommand(client: MqttClient, session: MqttSession, type: CommandType, spec: CommandSpec, payload: unknown, signal: AbortSignal): Promise<void> {
   const values = commandValues(spec.value, type, payload, session.settings);
   // A schedule written day by day gives one value per step; any other command gives every step the
@@ -48,7 +51,9 @@ function awaitConfirmation(session: MqttSession, spec: CommandSpec, value: strin
   const confirm = spec.confirm;
   if (confirm.by === 'state') {
     const target = confirm.equals ?? value;
-    const matches = () => sameValue(session.values[confirm.field], target);
+    const same = confirm.sameAs;
+    const form = (v: unknown) => (same ? String(v).split(same.separator).map((part) => same.map[part] ?? part).join(same.separator) : v);
+    const matches = () => session.values[confirm.field] !== undefined && sameValue(form(session.values[confirm.field]), form(target));
     // Already showing the target: the device is where the command asks it to be.
     if (matches()) return Promise.resolve();
     return session.waitForState(matches, session.messages, signal).catch(() => {
@@ -56,8 +61,19 @@ function awaitConfirmation(session: MqttSession, spec: CommandSpec, value: strin
     });
   }
   const topic = session.fill(confirm.topic);
+  const reasonTopic = confirm.by === 'result' && confirm.reasonTopic ? session.fill(confirm.reasonTopic) : undefined;
+  const success = confirm.by === 'result' ? confirm.success.map((word) => session.fill(word, { value: String(value) })) : [];
   return new Promise((resolve, reject) => {
+    /** A result that was not success, whose reason may follow on reasonTopic. */
+    let refused: { word: string; timer: NodeJS.Timeout } | undefined;
+    const refuse = (word: string, reason: string | undefined) => {
+      finish(() => reject(new CommandFailure(`The device rejected the command: ${(reason || word || 'no reason given').slice(0, 200)}.`)));
+    };
     const onReply = (replyTopic: string, payload: Buffer, packet: IPublishPacket) => {
+      if (refused && replyTopic === reasonTopic) {
+        clearTimeout(refused.timer);
+        return refuse(refused.word, payload.toString('utf8').trim());
+      }
       if (replyTopic !== topic) return;
       const data = decodePayload(payload, 'json');
       if (confirm.by === 'response') {
@@ -71,10 +87,15 @@ function awaitConfirmation(session: MqttSession, spec: CommandSpec, value: strin
         return;
       }
       const word = String(valueAt(data, confirm.path) ?? '');
-      finish(() => (confirm.success.includes(word) ? resolve() : reject(new CommandFailure(`The device rejected the command: ${word.slice(0, 200) || 'no reason given'}.`))));
+      if (success.includes(word)) return finish(resolve);
+      if (confirm.others === 'ignore') return;
+      // The bridge publishes its reason right after the result (CarConnectivity: error/code, then error/message).
+      if (reasonTopic) refused = { word, timer: setTimeout(() => refuse(word, undefined), REASON_WAIT_MS) };
+      else refuse(word, undefined);
     };
     const onAbort = () => finish(() => reject(abortedFailure(signal, 'The device did not confirm the command.')));
     const finish = (fn: () => void) => {
+      if (refused) clearTimeout(refused.timer);
       session.off('reply', onReply);
       signal.removeEventListener('abort', onAbort);
       fn();

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
 import type { VendorCatalog } from '../../domain/vendors.ts';
 import { DEVICE_KINDS, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../domain/vocabulary.ts';
-import type { MqttDriverDefinition } from './definition.ts';
+import type { Availability, MqttDriverDefinition } from './definition.ts';
 import { isTopicSafe, parsePath } from './values.ts';
 
 /** Placeholders every template may use besides the definition's settings. */
@@ -84,9 +84,16 @@ function pathText(path: readonly PropertyKey[]): string {
   return path.reduce<string>((out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)), '');
 }
 
+export function availabilitiesOf(definition: MqttDriverDefinition): readonly Availability[] {
+  const availability = definition.availability;
+  return availability === undefined ? [] : Array.isArray(availability) ? availability : [availability as Availability];
+}
+
 function templatesOf(definition: MqttDriverDefinition): string[] {
   const out: string[] = definition.state.flatMap((s) => [s.topic, ...Object.values(s.fields).flatMap((r) => (r.fromSettings !== undefined ? [r.fromSettings] : []))]);
-  if (definition.availability) out.push(definition.availability.topic);
+  for (const availability of availabilitiesOf(definition)) out.push(availability.topic);
+  for (const step of definition.onListen ?? []) out.push(step.topic, step.payload);
+  for (const variant of Object.values(definition.dialects?.variants ?? {})) out.push(...Object.values(variant));
   for (const step of definition.refresh ?? []) out.push(step.topic, step.payload);
   for (const command of Object.values(definition.commands ?? {})) {
     for (const step of command.publish) out.push(step.topic, step.payload, ...(step.withResponseTopic ? [step.withResponseTopic] : []));
@@ -100,9 +107,27 @@ function checkDefinition(definition: MqttDriverDefinition): void {
     throw new Error(`MQTT driver ${definition.type}: ${message}`);
   };
   for (const kind of definition.kinds) if (!DEVICE_KINDS.includes(kind)) fail(`unknown kind ${kind}`);
+  const dialects = definition.dialects;
+  const dialectNames = new Set(Object.values(dialects?.variants ?? {}).flatMap((variant) => Object.keys(variant)));
+  if (dialects) {
+    if (!(dialects.setting in definition.settings)) fail(`dialects are chosen by ${dialects.setting}, which is not a setting`);
+    if (!(dialects.preferred in dialects.variants)) fail(`the preferred dialect ${dialects.preferred} is not a variant`);
+    for (const [name, variant] of Object.entries(dialects.variants)) {
+      if (Object.keys(variant).length !== dialectNames.size) fail(`dialect ${name} does not give every placeholder (${[...dialectNames].join(', ')})`);
+      for (const template of Object.values(variant)) if ([...template.matchAll(/\{(\w+)\}/g)].some(([, used]) => dialectNames.has(used!))) fail(`dialect ${name} uses a dialect placeholder`);
+    }
+  }
   for (const template of templatesOf(definition)) {
     for (const [, name] of template.matchAll(/\{(\w+)\}/g)) {
-      if (!BUILT_IN.has(name!) && !(name! in definition.settings)) fail(`template "${template}" uses {${name}}, which is not a setting`);
+      if (!BUILT_IN.has(name!) && !(name! in definition.settings) && !dialectNames.has(name!)) fail(`template "${template}" uses {${name}}, which is not a setting`);
+    }
+  }
+  const fields = new Set([...definition.state.flatMap((s) => Object.keys(s.fields)), ...Object.keys(definition.derived ?? {})]);
+  for (const [field, rule] of Object.entries(definition.derived ?? {})) {
+    for (const source of rule.firstOf) {
+      for (const used of typeof source === 'string' ? [source] : [source.field, source.when.field]) {
+        if (!fields.has(used) || used === field) fail(`derived field ${field} uses ${used}, which no state topic gives`);
+      }
     }
   }
   if (definition.staleAfterSetting !== undefined) {
@@ -111,13 +136,17 @@ function checkDefinition(definition: MqttDriverDefinition): void {
   }
   for (const topic of definition.state) {
     if (/[#+]/.test(topic.topic)) fail(`state topic ${topic.topic} must not contain wildcards`);
-    for (const rule of Object.values(topic.fields)) if (rule.path !== undefined && parsePath(rule.path).length === 0) fail(`empty path in ${topic.topic}`);
+    for (const rule of Object.values(topic.fields)) {
+      for (const path of rule.path === undefined ? [] : typeof rule.path === 'string' ? [rule.path] : rule.path) {
+        if (parsePath(path).length === 0) fail(`empty path in ${topic.topic}`);
+      }
+    }
   }
   for (const [type, command] of Object.entries(definition.commands ?? {})) {
     if (command.publish.length === 0) fail(`command ${type} publishes nothing`);
     if (command.confirm.by === 'state') {
       const field = command.confirm.field;
-      if (!definition.state.some((s) => field in s.fields)) fail(`command ${type} is confirmed by field ${field}, which no state topic gives`);
+      if (!fields.has(field)) fail(`command ${type} is confirmed by field ${field}, which no state topic gives`);
     }
   }
 }

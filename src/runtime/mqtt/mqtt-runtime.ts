@@ -209,8 +209,8 @@ export class MqttRuntime implements CommandExecutor {
     const onMessage = (topic: string, payload: Buffer) => {
       for (const [t, route] of routes) {
         if (t !== topic) continue;
-        if (route.kind === 'state') session.onState(route.topic, payload, this.deps.clock.now());
-        else if (route.kind === 'availability') session.onAvailability(payload);
+        if (route.kind === 'state') session.onState(route.topic, payload, this.deps.clock.now(), route.dialects);
+        else if (route.kind === 'availability') session.onAvailability(payload, route.source);
       }
     };
     client.on('message', onMessage);
@@ -224,6 +224,7 @@ export class MqttRuntime implements CommandExecutor {
       heard.catch(() => {}); // awaited below; an early failure must not leave it unhandled
       try {
         if (own.length > 0) await client.subscribeAsync(own, { qos: 0 });
+        for (const step of session.listenSteps()) await client.publishAsync(step.topic, step.payload, { qos: 0 });
         for (const step of definition.refresh ?? []) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
       } catch (err) {
         throw new ProbeFailure('BROKER', `the broker did not take the subscription: ${(err as Error).message}`);
@@ -259,7 +260,14 @@ export class MqttRuntime implements CommandExecutor {
       client.on('message', (topic, payload, packet) => this.onMessage(topic, payload, packet));
     }
     const topics = [...this.routes.keys()];
-    if (topics.length > 0) client.subscribe(topics, { qos: 0 });
+    if (topics.length > 0) client.subscribe(topics, { qos: 0 }, () => this.announce(client, [...this.sessions.values()]));
+  }
+
+  /** Tells bridges what to report from now on (the definitions' onListen steps), once subscribed. */
+  private announce(client: MqttClient, sessions: readonly MqttSession[]): void {
+    for (const session of sessions) {
+      for (const step of session.listenSteps()) if (client.connected) client.publish(step.topic, step.payload, { qos: 0 });
+    }
   }
 
   private onMessage(topic: string, payload: Buffer, packet: IPublishPacket): void {
@@ -270,10 +278,10 @@ export class MqttRuntime implements CommandExecutor {
       const session = route.session;
       try {
         if (route.kind === 'state') {
-          const update = session.onState(route.topic, payload, now);
+          const update = session.onState(route.topic, payload, now, route.dialects);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'availability') {
-          const online = session.onAvailability(payload);
+          const online = session.onAvailability(payload, route.source);
           if (online !== undefined) this.writer.reportOnline(session.device.id, online && !session.isSilent(now, this.settings.defaultStaleAfterMs));
         } else {
           session.onReply(topic, payload, packet);
@@ -317,7 +325,10 @@ export class MqttRuntime implements CommandExecutor {
         }
       }
       const client = this.deps.link.client;
-      if (fresh.length > 0 && client?.connected) client.subscribe(fresh, { qos: 0 });
+      if (client?.connected) {
+        if (fresh.length > 0) client.subscribe(fresh, { qos: 0 }, () => this.announce(client, [session]));
+        else this.announce(client, [session]);
+      }
       return session;
     } catch (err) {
       log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'mqtt: device has an unusable driver binding, not driven');

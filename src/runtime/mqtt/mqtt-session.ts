@@ -6,9 +6,12 @@ import type { IPublishPacket } from 'mqtt';
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { DeviceKind } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
-import type { MqttDriverDefinition, StateTopic } from './definition.ts';
+import type { Availability, MqttDriverDefinition, StateTopic } from './definition.ts';
 import { settingsOf } from './mqtt-registry.ts';
 import { applyRule, decodePayload, fillTemplate, valueAt } from './values.ts';
+
+/** The setting value that listens on every dialect and follows the one the device is heard on. */
+export const AUTO_DIALECT = 'auto';
 
 /** The fields of each kind's state object in the API; other values are the device's telemetry. */
 const API_STATE_FIELDS: Partial<Record<DeviceKind, readonly string[]>> = {
@@ -18,8 +21,8 @@ const API_STATE_FIELDS: Partial<Record<DeviceKind, readonly string[]>> = {
 };
 
 export type Route =
-  | { kind: 'state'; session: MqttSession; topic: StateTopic }
-  | { kind: 'availability'; session: MqttSession }
+  | { kind: 'state'; session: MqttSession; topic: StateTopic; dialects: readonly string[] }
+  | { kind: 'availability'; session: MqttSession; source: number }
   | { kind: 'reply'; session: MqttSession };
 
 export interface StateUpdate {
@@ -33,8 +36,14 @@ export class MqttSession extends EventEmitter {
   /** Everything last heard, API fields and telemetry alike (what confirmations compare with). */
   readonly values: Record<string, unknown> = {};
   readonly staticValues: Record<string, unknown> = {};
-  /** false after a last will / offline availability message, true after online; undefined: unknown. */
+  /** false after a last will / offline availability message, true after online; undefined: unknown.
+   * With several availability topics: false when any says offline, true when one says online. */
   available: boolean | undefined;
+  /** The topic variant the device is heard on (or the one the binding names); undefined: not yet. */
+  dialect: string | undefined;
+  private readonly dialectCandidates: readonly string[];
+  private readonly availabilities: readonly Availability[];
+  private readonly availableBySource: (boolean | undefined)[] = [];
   /** When the last state message arrived; undefined until the device has said anything. */
   lastMessageAtMs: number | undefined;
   /** When the hub began listening: a device not heard yet is given its silence allowance from here
@@ -43,7 +52,7 @@ export class MqttSession extends EventEmitter {
   listeningSinceMs: number | undefined;
   /** Increments with each state message, so that a waiter can ask for one newer than it saw. */
   messages = 0;
-  private readonly stateTopics: ReadonlyMap<string, StateTopic>;
+  private readonly stateTopics: ReadonlyMap<string, { topic: StateTopic; dialects: string[] }>;
   /** Silence after which the device is offline: the binding's setting, else the definition's. */
   private readonly staleAfterMs: number | undefined;
 
@@ -56,30 +65,80 @@ export class MqttSession extends EventEmitter {
     this.setMaxListeners(0);
     this.settings = settingsOf(definition, device.driver!);
     if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${definition.type} cannot drive a ${device.kind}`);
-    this.stateTopics = new Map(definition.state.map((s) => [this.fill(s.topic), s]));
+    const dialects = definition.dialects;
+    const chosen = dialects ? (this.settings[dialects.setting] ?? AUTO_DIALECT) : undefined;
+    if (dialects && chosen !== AUTO_DIALECT && !(chosen! in dialects.variants)) {
+      throw new Error(`driver ${definition.type}: setting "${dialects.setting}" must be ${AUTO_DIALECT} or one of ${Object.keys(dialects.variants).join(', ')}`);
+    }
+    this.dialect = chosen === AUTO_DIALECT ? undefined : chosen;
+    this.dialectCandidates = !dialects ? [''] : this.dialect !== undefined ? [this.dialect] : Object.keys(dialects.variants);
+    const availability = definition.availability;
+    this.availabilities = availability === undefined ? [] : Array.isArray(availability) ? availability : [availability as Availability];
+    const stateTopics = new Map<string, { topic: StateTopic; dialects: string[] }>();
+    for (const stateTopic of definition.state) {
+      for (const [topic, dialect] of this.fillEach(stateTopic.topic, stateTopic.optional)) {
+        const known = stateTopics.get(topic);
+        if (known) known.dialects.push(dialect);
+        else stateTopics.set(topic, { topic: stateTopic, dialects: [dialect] });
+      }
+    }
+    this.stateTopics = stateTopics;
     const staleSetting = definition.staleAfterSetting ? this.settings[definition.staleAfterSetting] : undefined;
     this.staleAfterMs = staleSetting !== undefined ? Number(staleSetting) * 1000 : definition.staleAfterMs;
   }
 
+  /** A template filled from the settings and the dialect heard (before that, the preferred one). */
   fill(template: string, extra: Record<string, string> = {}): string {
-    return fillTemplate(template, { ...this.settings, ...extra });
+    return fillTemplate(template, { ...this.dialectValues(this.dialect ?? this.definition.dialects?.preferred), ...extra });
+  }
+
+  /** A template filled for each dialect listened on, with the dialect; the same text once. An optional
+   * template that needs a setting left empty gives nothing. */
+  fillEach(template: string, optional = false): [string, string][] {
+    const out = new Map<string, string>();
+    for (const dialect of this.dialectCandidates) {
+      const values = this.dialectValues(dialect);
+      if (optional && [...template.matchAll(/\{(\w+)\}/g)].some(([, name]) => !values[name!])) continue;
+      const text = fillTemplate(template, values);
+      if (!out.has(text)) out.set(text, dialect);
+    }
+    return [...out];
+  }
+
+  private dialectValues(dialect: string | undefined): Record<string, string> {
+    const variant = dialect !== undefined ? this.definition.dialects?.variants[dialect] : undefined;
+    if (!variant) return this.settings;
+    const values = { ...this.settings };
+    for (const [name, template] of Object.entries(variant)) values[name] = fillTemplate(template, this.settings);
+    return values;
   }
 
   /** Every topic the device is heard on, with what each carries. */
   routes(): [string, Route][] {
-    const out: [string, Route][] = [...this.stateTopics].map(([topic, stateTopic]) => [topic, { kind: 'state', session: this, topic: stateTopic }]);
-    if (this.definition.availability) out.push([this.fill(this.definition.availability.topic), { kind: 'availability', session: this }]);
+    const out: [string, Route][] = [...this.stateTopics].map(([topic, { topic: stateTopic, dialects }]) => [topic, { kind: 'state', session: this, topic: stateTopic, dialects }]);
+    this.availabilities.forEach((availability, source) => {
+      for (const [topic] of this.fillEach(availability.topic, availability.optional)) out.push([topic, { kind: 'availability', session: this, source }]);
+    });
+    const replies = new Set<string>();
     for (const command of Object.values(this.definition.commands ?? {})) {
-      if (command.confirm.by !== 'state') out.push([this.fill(command.confirm.topic), { kind: 'reply', session: this }]);
+      if (command.confirm.by === 'state') continue;
+      for (const [topic] of this.fillEach(command.confirm.topic)) replies.add(topic);
+      if (command.confirm.by === 'result' && command.confirm.reasonTopic) for (const [topic] of this.fillEach(command.confirm.reasonTopic)) replies.add(topic);
     }
+    for (const topic of replies) out.push([topic, { kind: 'reply', session: this }]);
     return out;
   }
 
   /** A state message: remembers every value and returns what belongs in the stored state. */
-  onState(topic: StateTopic, payload: Buffer, nowMs: number): StateUpdate {
+  onState(topic: StateTopic, payload: Buffer, nowMs: number, dialects: readonly string[] = []): StateUpdate {
+    // A topic only one variant has tells which one the device speaks (it may change with a firmware update).
+    if (dialects.length === 1 && this.dialectCandidates.length > 1 && this.dialect !== dialects[0]) {
+      this.dialect = dialects[0];
+      this.log.info({ dialect: this.dialect }, 'mqtt: the device is heard in this topic variant');
+    }
     const data = decodePayload(payload, topic.format);
-    const apiFields = API_STATE_FIELDS[this.device.kind];
     const update: StateUpdate = { values: {}, mapped: [] };
+    const touched: string[] = [];
     for (const [field, rule] of Object.entries(topic.fields)) {
       const value = rule.fromSettings !== undefined ? this.fill(rule.fromSettings) : applyRule(rule, data);
       if (field.startsWith('static.')) {
@@ -88,9 +147,21 @@ export class MqttSession extends EventEmitter {
       }
       if (value === undefined) delete this.values[field];
       else this.values[field] = value;
-      // Kinds with a state object in the API store only its fields; the others keep their telemetry.
-      if (apiFields && !apiFields.includes(field)) continue;
+      touched.push(field);
+    }
+    for (const [field, rule] of Object.entries(this.definition.derived ?? {})) {
+      const value = derive(rule, this.values);
+      if (value === undefined) delete this.values[field];
+      else this.values[field] = value;
+      touched.push(field);
+    }
+    const apiFields = API_STATE_FIELDS[this.device.kind];
+    for (const field of touched) {
+      // Working values stay here; kinds with a state object in the API store only its fields, the
+      // others keep their telemetry.
+      if (field.startsWith('_') || (apiFields && !apiFields.includes(field))) continue;
       update.mapped.push(field);
+      const value = this.values[field];
       if (value !== undefined) update.values[field] = value;
     }
     this.lastMessageAtMs = nowMs;
@@ -100,14 +171,25 @@ export class MqttSession extends EventEmitter {
   }
 
   /** An availability message: true online, false offline, undefined when not understood. */
-  onAvailability(payload: Buffer): boolean | undefined {
-    const availability = this.definition.availability!;
+  onAvailability(payload: Buffer, source = 0): boolean | undefined {
+    const availability = this.availabilities[source]!;
     const word = String(valueAt(decodePayload(payload, 'json'), availability.path) ?? '').trim();
-    if (availability.online.includes(word)) this.available = true;
-    else if (availability.offline.includes(word)) this.available = false;
+    if (availability.online.includes(word)) this.availableBySource[source] = true;
+    else if (availability.offline.includes(word)) this.availableBySource[source] = false;
     else return undefined;
+    const known = this.availableBySource.filter((said) => said !== undefined);
+    this.available = known.includes(false) ? false : known.length > 0 ? true : undefined;
     this.emit('availability', this.available);
     return this.available;
+  }
+
+  /** The topics to publish when the hub begins to listen (every dialect listened on). */
+  listenSteps(): { topic: string; payload: string }[] {
+    const out: { topic: string; payload: string }[] = [];
+    for (const step of this.definition.onListen ?? []) {
+      for (const [topic, dialect] of this.fillEach(step.topic)) out.push({ topic, payload: fillTemplate(step.payload, this.dialectValues(dialect)) });
+    }
+    return out;
   }
 
   onReply(topic: string, payload: Buffer, packet: IPublishPacket): void {
@@ -180,4 +262,13 @@ export class MqttSession extends EventEmitter {
       check();
     });
   }
+}
+
+function derive(rule: import('./definition.ts').DerivedField, values: Record<string, unknown>): unknown {
+  for (const source of rule.firstOf) {
+    const field = typeof source === 'string' ? source : source.field;
+    if (typeof source !== 'string' && !source.when.equals.includes(String(values[source.when.field] ?? ''))) continue;
+    if (values[field] !== undefined) return values[field];
+  }
+  return undefined;
 }

@@ -15,8 +15,15 @@ export function parsePath(path: string): (string | number)[] {
   return parts;
 }
 
-export function valueAt(data: unknown, path: string | undefined): unknown {
+export function valueAt(data: unknown, path: string | readonly string[] | undefined): unknown {
   if (!path) return data;
+  if (typeof path !== 'string') {
+    for (const one of path) {
+      const value = valueAt(data, one);
+      if (value !== undefined) return value;
+    }
+    return undefined;
+  }
   let current = data;
   for (const part of parsePath(path)) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -26,15 +33,38 @@ export function valueAt(data: unknown, path: string | undefined): unknown {
 }
 
 /** The payload as the definition declares it: parsed JSON, or the text itself. */
-export function decodePayload(payload: Buffer, format: 'json' | 'plain'): unknown {
+export function decodePayload(payload: Buffer, format: 'json' | 'plain' | 'ebusd'): unknown {
   const text = payload.toString('utf8');
   if (format === 'plain') return text;
+  if (format === 'ebusd') return ebusdFields(text);
   try {
     return JSON.parse(text);
   } catch {
     // Bridges publish bare values on some topics even in JSON mode ("23.5", "on").
     return text;
   }
+}
+
+/**
+ * ebusd's payload as the fields joined by `;`, whatever its output mode (src/ebusd/mqtthandler.cpp,
+ * src/lib/ebus/data.cpp): plain `21.5` or `06:00;22:00;-:-;…`; `--mqttjson`
+ * `{"value": {"value": 21.5}}`, with fields of repeated names keyed by index
+ * `{"0": {"name": "from", "value": "06:00"}, …}`; `--mqttjson=short` `{"value": 21.5}`.
+ */
+export function ebusdFields(text: string): string {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{')) return text;
+  let data: unknown;
+  try {
+    data = JSON.parse(trimmed);
+  } catch {
+    return text;
+  }
+  if (data === null || typeof data !== 'object') return text;
+  return Object.values(data as Record<string, unknown>).map((field) => {
+    const value = field !== null && typeof field === 'object' && 'value' in field ? (field as { value: unknown }).value : field;
+    return value === null || value === undefined ? '' : String(value);
+  }).join(';');
 }
 
 const TRUE_WORDS = new Set(['true', '1', 'on', 'yes', 'online']);
@@ -49,6 +79,11 @@ export function applyRule(rule: ValueRule, data: unknown): string | number | boo
     return mapped !== undefined ? mapped : rule.otherwise;
   }
   switch (rule.as) {
+    case 'count': {
+      if (!Array.isArray(raw)) return undefined;
+      const part = rule.slice ? raw.slice(rule.slice[0], rule.slice[1]) : raw;
+      return part.filter((item) => (typeof item === 'number' ? item > (rule.above ?? 0) : item === true)).length;
+    }
     case 'string':
       return typeof raw === 'object' ? JSON.stringify(raw) : String(raw);
     case 'boolean': {
