@@ -100,7 +100,7 @@ const ENCODERS: Record<string, Encoder> = {
     day: w.day, from: hhmm(w.fromMin), to: hhmm(w.toMin), mode: w.mode, ...(w.temperature !== undefined ? { temperature: w.temperature } : {}),
   })))],
   /**
-   * Vaillant VRC700 time programs through ebusd (`700/z1Timer.Monday`, `hwcTimer.<Day>`…): one
+   * Vaillant VRC700/VRC720 time programs through ebusd (`700/Z1Timer_Monday`, `HwcTimer_<Day>`, archived `z1Timer.Monday`): one
    * message per day, type `slot1-3` = three (from;to) pairs of TTM times (ebusd-configuration
    * 15.700.csv, _templates.csv), e.g. `06:00;22:00;-:-;-:-;-:-;-:-`. TTM keeps 10-minute steps and
    * writes `24:00` for the end of the day; `-:-` is an unused slot (ebusd datatype.cpp). Set-back

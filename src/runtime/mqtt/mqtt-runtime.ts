@@ -281,7 +281,10 @@ export class MqttRuntime implements CommandExecutor {
           const update = session.onState(route.topic, payload, now, route.dialects);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'availability') {
+          const before = session.available;
           const online = session.onAvailability(payload, route.source);
+          // A bridge that (re)starts forgets what it was told (ebusd's poll priorities live in memory).
+          if (online === true && before !== true && this.attached?.connected) this.announce(this.attached, [session]);
           if (online !== undefined) this.writer.reportOnline(session.device.id, online && !session.isSilent(now, this.settings.defaultStaleAfterMs));
         } else {
           session.onReply(topic, payload, packet);

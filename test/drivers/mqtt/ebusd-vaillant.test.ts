@@ -1,25 +1,28 @@
-// The ebusd Vaillant definitions (zone and hot water of a VRC700) against a simulator that publishes
-// what ebusd's MQTT client publishes, through a real broker and a whole hub: messages to stored
-// telemetry, the last will, writes confirmed by the republished message, refusals that only time
-// out, and a week's schedule arriving as seven day programs in the controller's local time.
+// The ebusd Vaillant definitions (zone and hot water of a VRC700/VRC720) against a simulator that
+// publishes what ebusd 26.1's MQTT client publishes with the generated definitions it downloads by
+// default (Z1DayTemp, Z1Timer_Monday) or the archived ones (z1DayTemp, z1Timer.Monday), in plain,
+// --mqttjson and --mqttjson=short output, through a real broker and a whole hub: messages to stored
+// telemetry, poll priorities set by the hub, the last will, writes confirmed by the republished
+// message, refusals that only time out, and a week's schedule arriving as seven day programs in the
+// controller's local time, a window ending at midnight read back as TTM's `-:-`.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EbusdVaillantSim } from '../../../src/sim/mqtt/ebusd-vaillant-sim.ts';
+import { EbusdVaillantSim, type EbusdSimOptions } from '../../../src/sim/mqtt/ebusd-vaillant-sim.ts';
 import { offsetMinutes } from '../../../src/runtime/commands/schedules.ts';
 import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
 
 const ZONE = '7a1c0e00-0000-4000-8000-0000000e0001';
 const DHW = '7a1c0e00-0000-4000-8000-0000000e0002';
 
-async function setup(t: import('node:test').TestContext, config: Record<string, unknown> = {}) {
+async function setup(t: import('node:test').TestContext, config: Record<string, unknown> = {}, ebusd: EbusdSimOptions = {}, binding: Record<string, string> = {}) {
   const hub = await startMqttHub(t, {
     records: [
-      drivenRecord('hvac', ZONE, 'VAILLANT', { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin' }, { type: 'HEATING_CIRCUIT' }),
-      drivenRecord('hvac', DHW, 'VAILLANT', { type: 'ebusd-vaillant-dhw', timeZone: 'Europe/Berlin' }, { type: 'DHW' }),
+      drivenRecord('hvac', ZONE, 'VAILLANT', { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin', ...binding }, { type: 'HEATING_CIRCUIT' }),
+      drivenRecord('hvac', DHW, 'VAILLANT', { type: 'ebusd-vaillant-dhw', timeZone: 'Europe/Berlin', ...binding }, { type: 'DHW' }),
     ],
     config,
   });
-  const sim = new EbusdVaillantSim(hub.broker.url);
+  const sim = new EbusdVaillantSim(hub.broker.url, ebusd);
   t.after(() => sim.stop());
   const zone = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.isOnline && e.device.state?.['timerSunday'] !== undefined);
   const dhw = hub.event((e) => e.type === 'update' && e.device.id === DHW && e.device.isOnline && e.device.state?.['timerSunday'] !== undefined);
@@ -33,7 +36,7 @@ const sets = (sim: EbusdVaillantSim) => sim.received.filter((m) => m.topic.endsW
 test('ebusd: the controller\'s messages become the zone\'s and the hot water\'s telemetry; the API shows only reachability', async (t) => {
   const { hub, sim } = await setup(t);
   const warmer = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.state?.['roomTemperature'] === 21.5);
-  await sim.update('z1RoomTemp', '21.5');
+  await sim.update('Z1RoomTemp', '21.5');
   await warmer;
   const { lastUpdated, ...zone } = hub.device(ZONE)!.state!;
   assert.match(String(lastUpdated), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
@@ -61,12 +64,56 @@ test('ebusd: the controller\'s messages become the zone\'s and the hot water\'s 
 
 test('ebusd: a refresh asks ebusd to read each message with …/get', async (t) => {
   const { hub, sim } = await setup(t);
+  const before = sim.received.length;
   await hub.daemon.mqtt!.refresh(hub.device(ZONE)!);
-  const gets = sim.received.filter((m) => m.topic.endsWith('/get')).map((m) => `${m.topic} ${JSON.stringify(m.payload)}`);
+  const gets = sim.received.slice(before).filter((m) => m.topic.endsWith('/get')).map((m) => `${m.topic} ${JSON.stringify(m.payload)}`);
   assert.deepEqual(gets, [
-    'ebusd/700/z1RoomTemp/get ""', 'ebusd/700/z1DayTemp/get ""', 'ebusd/700/z1NightTemp/get ""',
-    'ebusd/700/z1ActualRoomTempDesired/get ""', 'ebusd/700/z1OpMode/get ""', 'ebusd/700/DisplayedOutsideTemp/get ""',
+    'ebusd/700/Z1RoomTemp/get ""', 'ebusd/700/Z1DayTemp/get ""', 'ebusd/700/Z1NightTemp/get ""',
+    'ebusd/700/Z1ActualRoomTempDesired/get ""', 'ebusd/700/Z1OpMode/get ""', 'ebusd/700/Z1SFMode/get ""', 'ebusd/700/DisplayedOutsideTemp/get ""',
   ]);
+});
+
+test('ebusd: an ebusd that has read nothing yet is told to poll what the hub shows (…/get with ?N), so no polling needs configuring', async (t) => {
+  const hub = await startMqttHub(t, {
+    records: [drivenRecord('hvac', ZONE, 'VAILLANT', { type: 'ebusd-vaillant-zone', pollPriority: '2' }, { type: 'HEATING_CIRCUIT' })],
+  });
+  const sim = new EbusdVaillantSim(hub.broker.url, { preread: false });
+  t.after(() => sim.stop());
+  const heard = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.state?.['targetTemperature'] === 21 && e.device.state?.['timerSunday'] !== undefined);
+  // The hub was listening before ebusd started: it asks when ebusd says it runs (global/running).
+  await sim.start();
+  await heard;
+  assert.deepEqual(Object.fromEntries(sim.pollPriorities), {
+    Z1RoomTemp: 2, Z1DayTemp: 2, Z1NightTemp: 2, Z1ActualRoomTempDesired: 2, Z1OpMode: 2, Z1SFMode: 2, DisplayedOutsideTemp: 2,
+  });
+});
+
+for (const names of ['generated', 'archived'] as const) {
+  for (const output of ['plain', 'json', 'json-short'] as const) {
+    test(`ebusd: ${names} message names, ${output} output: values are read, a setpoint and a schedule are written and confirmed`, async (t) => {
+      const { hub, sim } = await setup(t, {}, { names, output });
+      const zone = hub.device(ZONE)!.state!;
+      assert.equal(zone['roomTemperature'], 20.5);
+      assert.equal(zone['opMode'], 'auto');
+      assert.equal(zone['timerMonday'], '06:00;22:00;-:-;-:-;-:-;-:-');
+      assert.equal(hub.device(DHW)!.state!['timerMonday'], '05:30;07:00;17:00;21:00;-:-;-:-');
+      const temperature = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 22.5 }).id);
+      assert.equal(temperature.state, 'EXECUTED', temperature.failedReason ?? '');
+      assert.equal(sim.messages.get('Z1DayTemp'), '22.5');
+      const schedule = await hub.commandDone(hub.submit(DHW, 'SET_SCHEDULE', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '04:00' }, end: { day: 'MONDAY', time: '05:00' } }] }).id);
+      assert.equal(schedule.state, 'EXECUTED', schedule.failedReason ?? '');
+      const timer = names === 'generated' ? 'HwcTimer_' : 'hwcTimer.';
+      assert.deepEqual(sets(sim).slice(1).map((m) => m.topic), ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].map((d) => `ebusd/700/${timer}${d}/set`));
+    });
+  }
+}
+
+test('ebusd: a VRC720 (circuit 720: the generated 15.720.csv is the VRC700\'s file) is driven the same way', async (t) => {
+  const { hub, sim } = await setup(t, {}, { circuit: '720' }, { circuit: '720' });
+  assert.equal(hub.device(ZONE)!.state!['targetTemperature'], 21);
+  const done = await hub.commandDone(hub.submit(ZONE, 'SET_MODE', { mode: 'REDUCED' }).id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.deepEqual(sets(sim), [{ topic: 'ebusd/720/Z1OpMode/set', payload: 'night' }]);
 });
 
 test('ebusd: the last will (global/running false) marks both devices offline, and they come back', async (t) => {
@@ -92,12 +139,12 @@ test('ebusd: temperature, mode and hot water boost are written to …/set and co
   const boost = await hub.commandDone(hub.submit(DHW, 'POWER_BOOST').id);
   assert.equal(boost.state, 'EXECUTED', boost.failedReason ?? '');
   assert.deepEqual(sets(sim), [
-    { topic: 'ebusd/700/z1DayTemp/set', payload: '22.5' },
-    { topic: 'ebusd/700/z1OpMode/set', payload: 'night' },
+    { topic: 'ebusd/700/Z1DayTemp/set', payload: '22.5' },
+    { topic: 'ebusd/700/Z1OpMode/set', payload: 'night' },
     { topic: 'ebusd/700/HwcTempDesired/set', payload: '55' },
     { topic: 'ebusd/700/HwcSFMode/set', payload: 'load' },
   ]);
-  assert.equal(sim.messages.get('z1DayTemp'), '22.5');
+  assert.equal(sim.messages.get('Z1DayTemp'), '22.5');
   assert.equal(sim.messages.get('HwcSFMode'), 'load');
 
   const cool = await hub.commandDone(hub.submit(ZONE, 'SET_MODE', { mode: 'COOL' }).id);
@@ -115,7 +162,7 @@ test('ebusd: a write ebusd refuses publishes nothing, so it fails on its timeout
   const refused = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 19 }).id);
   assert.equal(refused.state, 'FAILED');
   assert.match(refused.failedReason ?? '', /did not confirm within 1 s/);
-  assert.equal(sim.messages.get('z1DayTemp'), '21');
+  assert.equal(sim.messages.get('Z1DayTemp'), '21');
 
   const tooHot = await hub.commandDone(hub.submit(ZONE, 'SET_TEMPERATURE', { temperature: 35 }).id);
   assert.equal(tooHot.state, 'FAILED');
@@ -145,18 +192,33 @@ test('ebusd: a week\'s schedule in UTC arrives as seven day programs in the cont
   const weekday = `${at(4)};${at(6)};${at(15)};${at(20, '30')};-:-;-:-`;
   const weekend = `${at(6)};${at(21)};-:-;-:-;-:-;-:-`;
   assert.deepEqual(sets(sim), [
-    { topic: 'ebusd/700/z1Timer.Monday/set', payload: weekday },
-    { topic: 'ebusd/700/z1Timer.Tuesday/set', payload: weekday },
-    { topic: 'ebusd/700/z1Timer.Wednesday/set', payload: weekday },
-    { topic: 'ebusd/700/z1Timer.Thursday/set', payload: weekday },
-    { topic: 'ebusd/700/z1Timer.Friday/set', payload: weekday },
-    { topic: 'ebusd/700/z1Timer.Saturday/set', payload: weekend },
-    { topic: 'ebusd/700/z1Timer.Sunday/set', payload: weekend },
+    { topic: 'ebusd/700/Z1Timer_Monday/set', payload: weekday },
+    { topic: 'ebusd/700/Z1Timer_Tuesday/set', payload: weekday },
+    { topic: 'ebusd/700/Z1Timer_Wednesday/set', payload: weekday },
+    { topic: 'ebusd/700/Z1Timer_Thursday/set', payload: weekday },
+    { topic: 'ebusd/700/Z1Timer_Friday/set', payload: weekday },
+    { topic: 'ebusd/700/Z1Timer_Saturday/set', payload: weekend },
+    { topic: 'ebusd/700/Z1Timer_Sunday/set', payload: weekend },
   ]);
-  assert.equal(sim.messages.get('z1Timer.Sunday'), weekend);
+  assert.equal(sim.messages.get('Z1Timer_Sunday'), weekend);
 
   const odd = await hub.commandDone(hub.submit(ZONE, 'SET_SCHEDULE', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '06:05' }, end: { day: 'MONDAY', time: '08:00' } }] }).id);
   assert.equal(odd.state, 'FAILED');
   assert.match(odd.failedReason ?? '', /10-minute steps; MONDAY \d\d:05-\d\d:00 \(device time\)/);
   assert.equal(sets(sim).length, 7, 'a schedule the controller cannot hold is not sent');
+});
+
+test('ebusd: a heating window ending at midnight is written as 24:00 and confirmed by ebusd\'s -:- echo (TTM\'s replacement value)', async (t) => {
+  const { hub, sim } = await setup(t);
+  const h = offsetMinutes('Europe/Berlin', Date.now()) / 60;
+  const utc = (hour: number) => `${String((hour - h + 24) % 24).padStart(2, '0')}:00`;
+  // 18:00 to midnight local, every day.
+  const schedules = (['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const)
+    .map((day) => ({ mode: 'HEAT', start: { day, time: utc(18) }, end: { day, time: utc(24) } }));
+  const done = await hub.commandDone(hub.submit(ZONE, 'SET_SCHEDULE', { schedules }).id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.equal(sets(sim).at(-1)!.payload, '18:00;24:00;-:-;-:-;-:-;-:-');
+  assert.equal(sim.messages.get('Z1Timer_Sunday'), '18:00;-:-;-:-;-:-;-:-;-:-');
+  hub.daemon.mqtt!.flush();
+  assert.equal(hub.device(ZONE)!.state!['timerSunday'], '18:00;-:-;-:-;-:-;-:-;-:-');
 });
