@@ -1,7 +1,20 @@
-// A go-e Charger as its MQTT API v2 documents it (goecharger/go-eCharger-API-v2, mqtt-en.md):
-// retained JSON values per key under `{prefix}/{serial}/`, writes on `{key}/set` answered on
-// `{key}/result` (not retained) with `success` or an error text, and a last will `mcc` = false.
+// A go-e Charger as its MQTT API v2 documents it (goecharger/go-eCharger-API-v2 @b4d7f85, mqtt-en.md,
+// apikeys-en.md) and as third parties captured it (syssi/homeassistant-goecharger-mqtt @4754303,
+// mqtt-capture.log, firmware 053.1): retained JSON values per key under its topic base, writes on
+// `{key}/set` answered on `{key}/result` (not retained) with `success` or an error text.
+// - `form`: `serial` `{prefix}/{serial}/…` (documented), `slash` `/{prefix}/{serial}/…` (older
+//   firmware, as captured), `whole` `{prefix}/…` (a custom prefix set in the app, no serial).
+// - `firmware`: `current` registers the last will `mcc` = false and publishes mcc, typ, fna and pnp;
+//   `captured` publishes what the capture shows: no mcc, typ, fna or pnp, but pha, var and rbt.
+// rbt (milliseconds since boot) is published every `rbtIntervalMs` (every second on the charger).
 import { MqttDeviceSim } from './mqtt-device-sim.ts';
+
+export interface GoEOptions {
+  form?: 'serial' | 'slash' | 'whole';
+  firmware?: 'current' | 'captured';
+  /** 0: rbt only on connect and on `tick()`. */
+  rbtIntervalMs?: number;
+}
 
 export interface GoEState {
   car: number;
@@ -16,13 +29,22 @@ export interface GoEState {
 
 export class GoESim extends MqttDeviceSim {
   readonly state: GoEState = { car: 1, amp: 16, frc: 0, pnp: 3, powerW: 0, typ: 'go-eCharger', fna: 'Garage' };
+  readonly base: string;
+  readonly firmware: 'current' | 'captured';
+  private readonly bootedAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(url: string, readonly serial = '012345', readonly prefix = 'go-eCharger') {
-    super({ url, will: { topic: `${prefix}/${serial}/mcc`, payload: 'false', retain: true, qos: 1 } });
+  constructor(url: string, readonly serial = '012345', readonly prefix = 'go-eCharger', private readonly goe: GoEOptions = {}) {
+    const form = goe.form ?? 'serial';
+    const base = form === 'whole' ? prefix : form === 'slash' ? `/${prefix}/${serial}` : `${prefix}/${serial}`;
+    const firmware = goe.firmware ?? 'current';
+    super({ url, ...(firmware === 'current' ? { will: { topic: `${base}/mcc`, payload: 'false', retain: true, qos: 1 as const } } : {}) });
+    this.base = base;
+    this.firmware = firmware;
   }
 
   private t(key: string): string {
-    return `${this.prefix}/${this.serial}/${key}`;
+    return `${this.base}/${key}`;
   }
 
   protected commandTopics(): string[] {
@@ -30,9 +52,44 @@ export class GoESim extends MqttDeviceSim {
   }
 
   protected async publishAll(): Promise<void> {
-    await this.publish(this.t('mcc'), 'true');
-    for (const key of ['car', 'amp', 'frc', 'pnp', 'typ', 'fna'] as const) await this.publish(this.t(key), JSON.stringify(this.state[key]));
+    if (this.firmware === 'current') {
+      await this.publish(this.t('mcc'), 'true');
+      for (const key of ['car', 'amp', 'frc', 'pnp', 'typ', 'fna'] as const) await this.publish(this.t(key), JSON.stringify(this.state[key]));
+    } else {
+      for (const key of ['car', 'amp', 'frc'] as const) await this.publish(this.t(key), JSON.stringify(this.state[key]));
+      await this.publish(this.t('var'), '11');
+      await this.publishPha();
+    }
     await this.publishNrg();
+    await this.tick();
+    const every = this.goe.rbtIntervalMs ?? 0;
+    if (every > 0 && !this.timer) {
+      this.timer = setInterval(() => void this.tick().catch(() => {}), every);
+      this.timer.unref();
+    }
+  }
+
+  /** rbt: time since boot in ms, as the charger publishes every second. */
+  async tick(): Promise<void> {
+    await this.publish(this.t('rbt'), String(Date.now() - this.bootedAt));
+  }
+
+  override async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    await super.stop();
+  }
+
+  override drop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    super.drop();
+  }
+
+  /** Phases before/after the contactor: power flows on all three while charging (a three-phase supply). */
+  private async publishPha(): Promise<void> {
+    const on = this.state.car === 2;
+    if (this.firmware === 'captured') await this.publish(this.t('pha'), JSON.stringify([on, on, on, true, true, true]));
   }
 
   private async publishNrg(): Promise<void> {
@@ -46,6 +103,7 @@ export class GoESim extends MqttDeviceSim {
     this.state.car = this.state.frc === 1 ? 3 : 2;
     this.state.powerW = this.state.car === 2 ? this.state.amp * 230 * 3 : 0;
     await this.publish(this.t('car'), String(this.state.car));
+    await this.publishPha();
     await this.publishNrg();
   }
 
@@ -53,6 +111,7 @@ export class GoESim extends MqttDeviceSim {
     this.state.car = 1;
     this.state.powerW = 0;
     await this.publish(this.t('car'), '1');
+    await this.publishPha();
     await this.publishNrg();
   }
 
@@ -72,14 +131,16 @@ export class GoESim extends MqttDeviceSim {
         this.state.frc = value as number;
         await this.publish(this.t(`${key}/result`), 'success', false);
         await this.publish(this.t('frc'), String(value));
+        // Off holds the car waiting; neutral or on lets it charge (no schedule or eco mode here).
         if (this.state.car === 2 && value === 1) {
           this.state.car = 3;
           this.state.powerW = 0;
-        } else if (this.state.car === 3 && value === 2) {
+        } else if (this.state.car === 3 && value !== 1) {
           this.state.car = 2;
           this.state.powerW = this.state.amp * 230 * 3;
         }
         await this.publish(this.t('car'), String(this.state.car));
+        await this.publishPha();
         await this.publishNrg();
       });
     } else if (key === 'amp' && typeof value === 'number' && Number.isInteger(value) && value >= 6 && value <= 32) {
