@@ -140,7 +140,8 @@ test('MqttSession: a device not heard since the hub began listening is never hea
     id: SILENT, kind: 'charger', userId: 'household-1', vendor: 'GO_E', name: null, model: null, isOnline: true, lastUpdatedMs: null,
     locationId: null, hvacType: null, staticData: {}, state: null, driver: { type: 'go-e', serial: '999999' }, createdAtMs: 0,
   };
-  const stale = 300_000;
+  // go-e's own allowance (staleAfterSeconds, 60 s) replaces the hub's default.
+  const stale = 60_000;
   const opened = Date.parse('2026-11-07T05:00:00Z');
   const session = new MqttSession(device, goE, silentLogger());
   session.listeningSinceMs = opened;
@@ -157,7 +158,8 @@ test('MqttSession: a device not heard since the hub began listening is never hea
   assert.equal(session.isHeard(opened + stale + 20, stale), true);
   assert.equal(session.isHeard(opened + 2 * stale + 11, stale), false, 'silent too long');
   session.onAvailability(Buffer.from('true'));
-  assert.equal(session.isHeard(opened + 10 * stale, stale), true, 'go-e says it is online (its last will says otherwise)');
+  assert.equal(session.isHeard(opened + 10 * stale, stale), false, 'mcc true does not hold a silent charger online: older firmware registers no last will');
+  assert.equal(session.isHeard(opened + 10 * stale + 1, 300_000), false, 'the hub\'s default allowance does not replace the charger\'s own');
   session.onAvailability(Buffer.from('false'));
   assert.equal(session.isHeard(opened + 10 * stale, stale), false);
   assert.equal(session.isSilent(opened + 10 * stale, stale), true);
