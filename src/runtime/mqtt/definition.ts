@@ -137,6 +137,8 @@ export interface CommandSpec {
 export interface SettingSpec {
   required?: boolean;
   default?: string;
+  /** A default that depends on the device's vendor code (before `default`). */
+  defaultByVendor?: Record<string, string>;
   /** Checked when a binding is opened; topic parts must not hold MQTT wildcards. */
   pattern?: string;
   description: string;

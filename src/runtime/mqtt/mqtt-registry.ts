@@ -61,10 +61,10 @@ export class MqttDriverRegistry {
 }
 
 /** The binding's settings with defaults, checked; throws a plain-language error. */
-export function settingsOf(definition: MqttDriverDefinition, binding: DriverBinding): Record<string, string> {
+export function settingsOf(definition: MqttDriverDefinition, binding: DriverBinding, vendor?: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, spec] of Object.entries(definition.settings)) {
-    const raw = binding[name] ?? spec.default;
+    const raw = binding[name] ?? (vendor !== undefined ? spec.defaultByVendor?.[vendor] : undefined) ?? spec.default;
     if (raw === undefined) {
       if (spec.required) throw new Error(`driver ${definition.type}: setting "${name}" is required (${spec.description})`);
       continue;

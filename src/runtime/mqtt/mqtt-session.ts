@@ -63,7 +63,7 @@ export class MqttSession extends EventEmitter {
   ) {
     super();
     this.setMaxListeners(0);
-    this.settings = settingsOf(definition, device.driver!);
+    this.settings = settingsOf(definition, device.driver!, device.vendor);
     if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${definition.type} cannot drive a ${device.kind}`);
     const dialects = definition.dialects;
     const chosen = dialects ? (this.settings[dialects.setting] ?? AUTO_DIALECT) : undefined;
