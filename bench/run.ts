@@ -16,6 +16,8 @@
 //   6. the figures of bench/modbus.ts, when that module exists
 //   7. command latency over MQTT and Modbus and event throughput (bench/commands.ts)
 //   8. OCPP: command submission to the charger's Accepted, RSS with 50 idle chargers (bench/ocpp.ts)
+//   9. bytes written to storage per hour with 10 and 100 devices polled every second, telemetry held
+//      in memory vs written at every change (bench/disk-writes.ts; about 12 minutes)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
@@ -29,6 +31,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { writeSeed, type SeedResult } from './seed.ts';
 import { durableInsertLatency } from './disk.ts';
+import { benchDiskWrites } from './disk-writes.ts';
 import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
 import {
   cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stopAll, type Server,
@@ -236,6 +239,23 @@ async function main(): Promise<number> {
     if (!(await commandSection('commands', 'benchCommands'))) exitCode = 1;
     // ---- 8. OCPP chargers: command latency and the memory of idle connections (bench/ocpp.ts) ----
     if (!(await commandSection('ocpp', 'benchOcpp'))) exitCode = 1;
+    // ---- 9. writes to storage with 10 and 100 devices polled every second (bench/disk-writes.ts) ----
+    log('measuring writes to storage: 10 and 100 polled devices, held telemetry and the write-every-change baseline');
+    try {
+      const runs = await benchDiskWrites(main, unitEnv);
+      details['diskWrites'] = runs;
+      for (const devices of [10, 100]) {
+        const held = runs.find((r) => r.devices === devices && r.persistIntervalSeconds > 0)!;
+        const every = runs.find((r) => r.devices === devices && r.persistIntervalSeconds === 0)!;
+        const target = devices === 10 ? 2 : 10;
+        report(`writes to storage, ${devices} devices polled every second (telemetry every ${held.persistIntervalSeconds} s)`, held.mbPerHour, 'MB/h', { text: `<= ${target} MB/h`, pass: held.mbPerHour <= target });
+        report(`  baseline: every change written at once, same run`, every.mbPerHour, 'MB/h');
+        report(`  ratio held / baseline`, round(held.mbPerHour / every.mbPerHour, 3), '');
+      }
+    } catch (err) {
+      notes.push(`bench/disk-writes.ts failed: ${(err as Error).message}`);
+      exitCode = 1;
+    }
   } catch (err) {
     notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);
     exitCode = 1;

@@ -59,6 +59,15 @@ export const ConfigSchema = z.strictObject({
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
   }).prefault({}),
+  /**
+   * Devices' latest values are kept in memory and written to the database every
+   * `persistIntervalSeconds` (and at a clean stop, and when a device goes offline or comes back): a
+   * power cut loses at most that much telemetry, and the SD card is spared a write per poll. 0 writes
+   * every change at once.
+   */
+  telemetry: z.strictObject({
+    persistIntervalSeconds: z.int().min(0).max(24 * 3600).default(300),
+  }).prefault({}),
   /** The cloud relay: an outbound MQTT 5 connection (TLS) through which partner calls arrive. */
   relay: z.strictObject({
     url: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL'),

@@ -60,6 +60,7 @@ export class Daemon {
   readonly vendors = new VendorCatalog();
   readonly metrics = new MetricsRegistry();
   private health: HealthMonitor | undefined;
+  private telemetryTimer: NodeJS.Timeout | undefined;
   private relay: Relay | undefined;
 
   /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
@@ -163,10 +164,25 @@ export class Daemon {
     return server;
   }
 
+  /** Devices' latest values live in memory and reach the database on an interval (see devices.ts). */
+  private holdTelemetry(store: Store, intervalSeconds: number): void {
+    store.devices.holdTelemetry = intervalSeconds > 0;
+    if (intervalSeconds === 0) return;
+    this.telemetryTimer = setInterval(() => {
+      try {
+        store.devices.persistLive();
+      } catch (err) {
+        this.options.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'telemetry could not be written; kept for the next interval');
+      }
+    }, intervalSeconds * 1000);
+    this.telemetryTimer.unref();
+  }
+
   private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
+    this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
@@ -293,6 +309,10 @@ export class Daemon {
     await this.broker?.stop();
     this.mqtt = undefined;
     this.broker = undefined;
+    if (this.telemetryTimer) clearInterval(this.telemetryTimer);
+    this.telemetryTimer = undefined;
+    // The drivers' last values, written before the database closes.
+    this.store?.devices.persistLive();
     this.store?.close();
     this.store = undefined;
     this.options.log.info('hub stopped');

@@ -1,5 +1,6 @@
 // Operational endpoints beside the device API: GET /health (no key, says only up or down) and
 // GET /metrics (Prometheus text, behind a key).
+import { DiskWriteMeter } from '../runtime/disk-writes.ts';
 import { Hono } from 'hono';
 import type { ApiDeps } from './deps.ts';
 import { requireApiKey } from './auth.ts';
@@ -37,4 +38,11 @@ export function registerHubMetrics(deps: ApiDeps, ops: OpsDeps): void {
   metrics.gauge('hub_event_loop_lag_seconds', 'Worst event-loop delay since the last health check', () => ops.health.eventLoopLagMs() / 1000);
   metrics.gauge('hub_process_resident_memory_bytes', 'Resident set size', () => process.memoryUsage.rss());
   metrics.gauge('hub_process_heap_used_bytes', 'V8 heap in use', () => process.memoryUsage().heapUsed);
+  // Wear of the gateway's SD card or eMMC: what the hub has written to storage (Linux).
+  const disk = new DiskWriteMeter();
+  if (disk.available) {
+    metrics.gauge('hub_disk_written_bytes', 'Bytes the hub process has written to storage since start (/proc/self/io write_bytes)', () => disk.written());
+    metrics.gauge('hub_disk_written_bytes_per_hour', 'Bytes written to storage per hour, averaged since start (0 in the first minute)', () => disk.perHour());
+  }
+  metrics.gauge('hub_telemetry_unsaved_devices', 'Devices whose latest values are in memory, not yet written to the database', () => deps.store.devices.liveCount);
 }

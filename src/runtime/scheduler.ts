@@ -34,7 +34,7 @@ export interface SchedulerSettings {
 
 export const DEFAULT_SCHEDULER_SETTINGS: SchedulerSettings = {
   tickMs: 100,
-  flushMs: 2000,
+  flushMs: 1000,
   resyncMs: 15_000,
   defaultPollMs: 5000,
   requestTimeoutMs: 1000,

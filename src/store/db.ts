@@ -26,6 +26,13 @@ export function openDatabase(path: string): Db {
     // State writes are batched by the scheduler, so the extra fsync costs one per batch.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // Temporary tables (the live telemetry stamps, devices.ts) and sorts stay in memory: never the card.
+    db.pragma('temp_store = MEMORY');
+    // Few, large, sequential writes: the WAL grows to about 1000 pages (4 MB) before a checkpoint
+    // copies them into the database, so a page rewritten many times in between reaches its place
+    // once; afterwards the WAL file is cut back to 4 MB instead of staying as large as it grew.
+    db.pragma('wal_autocheckpoint = 1000');
+    db.pragma('journal_size_limit = 4194304');
     db.pragma('busy_timeout = 5000');
     migrate(db);
     return db;

@@ -1,4 +1,11 @@
 // The devices table: static data, latest state and how each device is reached.
+//
+// Telemetry is held in memory (live) and written to the table on an interval, not at every poll: a
+// gateway's SD card wears out with writes, and a hub polling every second would write all day. What
+// a reader sees is always the latest (get() and list() merge it in); what is on disk is at most one
+// interval behind. A change of reachability or of charging state is written at once (lists filter
+// on those columns), and so is a device's first state. persistLive() writes the rest: the daemon
+// calls it on its interval, at a clean stop and when a device goes offline or comes back.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { CHARGER_BINDING, fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
@@ -53,12 +60,32 @@ type RecordRow = [
 const RECORD_COLUMNS = 'id, kind, user_id, vendor, name, model, is_online, last_updated, location_id, hvac_type, '
   + 'static_json, state_json, driver_json, created_at';
 
+/** A device's lastUpdated, live or as written. */
+const LIVE_STAMP = 'coalesce((SELECT s.last_updated FROM temp.live_stamp s WHERE s.id = devices.id), last_updated)';
+
 const MAX_CACHED_QUERIES = 512;
 const MAX_REMEMBERED_COUNTS = 512;
 /** Records kept by get(): a household has a few dozen devices, a large site a few hundred. */
 const MAX_REMEMBERED_RECORDS = 256;
 
+/** Telemetry newer than the table's row: what get() and list() show instead. */
+interface LiveState {
+  state: Record<string, unknown> | null;
+  isOnline: boolean;
+  lastUpdatedMs: number | null;
+}
+
+/** What the table holds of a device's telemetry, compared with to decide what must be written now. */
+type PersistedRow = [is_online: number, charging_state: string | null, has_state: number];
+
 export class DeviceRepository {
+  /** False: every state change is written at once (the telemetry interval is 0). */
+  holdTelemetry = false;
+  private readonly live = new Map<string, LiveState>();
+  private readonly persisted: Statement<[string]>;
+  private readonly setStamp: Statement;
+  private readonly clearStamp: Statement<[string]>;
+  private readonly clearStamps: Statement<[]>;
   private readonly byId: Statement<[string]>;
   private readonly upsert: Statement;
   private readonly remove: Statement<[string]>;
@@ -108,6 +135,13 @@ export class DeviceRepository {
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
+    this.persisted = db.prepare('SELECT is_online, charging_state, state_json IS NOT NULL FROM devices WHERE id = ?').raw();
+    // The stamps of live telemetry, for lists filtered or sorted by lastUpdated: a TEMP table, which
+    // lives in memory (temp_store = MEMORY, db.ts) and never reaches the disk.
+    db.exec('CREATE TEMP TABLE IF NOT EXISTS live_stamp (id TEXT PRIMARY KEY, last_updated INTEGER)');
+    this.setStamp = db.prepare('INSERT OR REPLACE INTO temp.live_stamp (id, last_updated) VALUES (?, ?)');
+    this.clearStamp = db.prepare('DELETE FROM temp.live_stamp WHERE id = ?');
+    this.clearStamps = db.prepare('DELETE FROM temp.live_stamp');
   }
 
   /**
@@ -122,7 +156,7 @@ export class DeviceRepository {
     if (remembered) return remembered;
     const row = this.byId.get(id) as RecordRow | undefined;
     if (!row) return undefined;
-    const record = freezeRecord(toRecord(row));
+    const record = freezeRecord(this.withLive(toRecord(row)));
     if (this.records.size >= MAX_REMEMBERED_RECORDS) this.records.delete(this.records.keys().next().value!);
     this.records.set(id, record);
     return record;
@@ -148,7 +182,7 @@ export class DeviceRepository {
 
   /** Every device, by kind (for export). */
   all(): DeviceRecord[] {
-    return (this.listAll.all() as RecordRow[]).map(toRecord);
+    return (this.listAll.all() as RecordRow[]).map((row) => this.withLive(toRecord(row)));
   }
 
   /** Who every device is (the event watcher diffs them). */
@@ -158,7 +192,7 @@ export class DeviceRepository {
 
   /** Every device the hub drives (it has a driver binding), oldest first. */
   driven(): DeviceRecord[] {
-    return (this.listDriven.all() as RecordRow[]).map(toRecord);
+    return (this.listDriven.all() as RecordRow[]).map((row) => this.withLive(toRecord(row)));
   }
 
   /** Inserts or replaces devices in one transaction; a re-added id leaves the deleted list. */
@@ -167,6 +201,7 @@ export class DeviceRepository {
     this.db.transaction(() => {
       for (const device of devices) {
         this.records.delete(device.id);
+        this.dropLive(device.id);
         this.upsert.run(toRow(device));
         this.untombstone.run(device.id);
       }
@@ -177,6 +212,7 @@ export class DeviceRepository {
   delete(device: DeviceRecord, nowMs: number): void {
     this.forgetCounts();
     this.records.delete(device.id);
+    this.dropLive(device.id);
     this.remove.run(device.id);
     this.tombstone.run(device.id, device.kind, addressOf(device.driver), nowMs);
   }
@@ -190,16 +226,51 @@ export class DeviceRepository {
     return address !== null && this.tombstonedAddress.get(address) !== undefined;
   }
 
-  /** Writes fresh state reported by a driver. Returns false when the device is gone. */
+  /**
+   * Fresh state reported by a driver: held live, or written now when it changes what lists filter on
+   * (reachability, charging state), is the device's first, or telemetry is not held. Returns false
+   * when the device is gone.
+   */
   updateState(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): boolean {
+    if (this.holdTelemetry) {
+      const row = this.persisted.get(id) as PersistedRow | undefined;
+      if (!row) {
+        this.dropLive(id);
+        return false;
+      }
+      const [persistedOnline, persistedCharging, hasState] = row;
+      if (hasState === 1 && persistedOnline === (isOnline ? 1 : 0) && persistedCharging === chargingStateOf(state)) {
+        this.live.set(id, { state, isOnline, lastUpdatedMs });
+        this.setStamp.run(id, lastUpdatedMs);
+        this.records.delete(id);
+        this.stateCounts.clear();
+        return true;
+      }
+    }
+    return this.writeStateNow(id, state, isOnline, lastUpdatedMs);
+  }
+
+  /** How many devices have telemetry newer than the table. */
+  get liveCount(): number {
+    return this.live.size;
+  }
+
+  /** Writes all live telemetry to the table, in one transaction; returns how many devices. */
+  persistLive(): number {
+    if (this.live.size === 0) return 0;
+    const batch = [...this.live];
+    this.db.transaction(() => {
+      for (const [id, live] of batch) this.writeState.run(stateRow(id, live.state, live.isOnline, live.lastUpdatedMs));
+    })();
+    // Only once written: a failed transaction keeps them for the next try.
+    for (const [id, live] of batch) if (this.live.get(id) === live) this.dropLive(id);
+    return batch.length;
+  }
+
+  private writeStateNow(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): boolean {
     this.records.delete(id);
-    const result = this.writeState.run({
-      id,
-      state_json: state === null ? null : JSON.stringify(state),
-      charging_state: chargingStateOf(state),
-      is_online: isOnline ? 1 : 0,
-      last_updated: lastUpdatedMs,
-    });
+    this.dropLive(id);
+    const result = this.writeState.run(stateRow(id, state, isOnline, lastUpdatedMs));
     this.stateCounts.clear();
     return result.changes > 0;
   }
@@ -213,6 +284,9 @@ export class DeviceRepository {
   }
 
   setOnline(id: string, isOnline: boolean): boolean {
+    // Going offline or coming back writes the device's latest telemetry with it.
+    const live = this.live.get(id);
+    if (live) return this.writeStateNow(id, live.state, isOnline, live.lastUpdatedMs);
     const flag = isOnline ? 1 : 0;
     const changed = this.writeOnline.run(flag, id, flag).changes > 0;
     if (changed) {
@@ -241,13 +315,16 @@ export class DeviceRepository {
     if (filter.model !== undefined) add('instr(model_fold, @model) > 0', 'model', fold(filter.model));
     if (filter.isOnline !== undefined) add('is_online = @isOnline', 'isOnline', filter.isOnline ? 1 : 0);
     if (filter.vendor !== undefined) add('vendor = @vendor', 'vendor', filter.vendor);
-    if (filter.lastUpdatedFromMs !== undefined) add('last_updated >= @from', 'from', filter.lastUpdatedFromMs);
-    if (filter.lastUpdatedToMs !== undefined) add('last_updated <= @to', 'to', filter.lastUpdatedToMs);
+    // Live telemetry's stamps are newer than the column: lists on lastUpdated read them (only then,
+    // since the expression cannot use the column's index).
+    const stamp = this.live.size > 0 ? LIVE_STAMP : 'last_updated';
+    if (filter.lastUpdatedFromMs !== undefined) add(`${stamp} >= @from`, 'from', filter.lastUpdatedFromMs);
+    if (filter.lastUpdatedToMs !== undefined) add(`${stamp} <= @to`, 'to', filter.lastUpdatedToMs);
     if (filter.chargingState !== undefined) add('charging_state = @chargingState', 'chargingState', filter.chargingState);
     if (filter.hvacType !== undefined) add('hvac_type = @hvacType', 'hvacType', filter.hvacType);
 
     const clause = where.join(' AND ');
-    const statements = this.statementsFor(clause, page.sortField, page.sortOrder, page.size);
+    const statements = this.statementsFor(clause, page.sortField, page.sortOrder, page.size, stamp);
     const onState = filter.isOnline !== undefined || filter.chargingState !== undefined
       || filter.lastUpdatedFromMs !== undefined || filter.lastUpdatedToMs !== undefined;
     const total = this.total(statements.count, `${clause}|${JSON.stringify(params)}`, params, onState);
@@ -258,6 +335,17 @@ export class DeviceRepository {
       if (device) items.push(device); // else deleted by another process since the page was read
     }
     return { total, items };
+  }
+
+  private withLive(record: DeviceRecord): DeviceRecord {
+    const live = this.live.get(record.id);
+    if (!live) return record;
+    return { ...record, state: live.state, isOnline: live.isOnline, lastUpdatedMs: live.lastUpdatedMs };
+  }
+
+  private dropLive(id: string): void {
+    if (this.live.delete(id)) this.clearStamp.run(id);
+    if (this.live.size === 0) this.clearStamps.run();
   }
 
   /** Forgets everything remembered: another process (the hub CLI) wrote to the database. */
@@ -292,11 +380,12 @@ export class DeviceRepository {
    * The page size is written into the statement: SQLite's planner reads a bound LIMIT, so it would
    * prepare the statement anew on every run (a tenth of a list page's CPU); OFFSET it does not read.
    */
-  private statementsFor(where: string, sortField: SortField, sortOrder: SortOrder, size: number) {
-    const key = `${where}|${sortField}|${sortOrder}|${size}`;
+  private statementsFor(where: string, sortField: SortField, sortOrder: SortOrder, size: number, stamp: string) {
+    const key = `${where}|${sortField}|${sortOrder}|${size}|${stamp}`;
     let cached = this.queries.get(key);
     if (!cached) {
-      const order = `${SORT_COLUMN[sortField]} ${sortOrder}, id ${sortOrder}`;
+      const column = sortField === 'LAST_UPDATED' ? stamp : SORT_COLUMN[sortField];
+      const order = `${column} ${sortOrder}, id ${sortOrder}`;
       cached = {
         page: this.db.prepare(`SELECT id FROM devices WHERE ${where} ORDER BY ${order} LIMIT ${Math.trunc(size)} OFFSET @offset`).pluck(),
         count: this.db.prepare(`SELECT COUNT(*) AS n FROM devices WHERE ${where}`),
@@ -317,6 +406,10 @@ function addressOf(driver: DriverBinding | null): string | null {
   const { type, ...settings } = driver;
   const keys = Object.keys(settings).sort();
   return `${type}:${JSON.stringify(settings, keys)}`;
+}
+
+function stateRow(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null) {
+  return { id, state_json: state === null ? null : JSON.stringify(state), charging_state: chargingStateOf(state), is_online: isOnline ? 1 : 0, last_updated: lastUpdatedMs };
 }
 
 function chargingStateOf(state: Record<string, unknown> | null): string | null {
