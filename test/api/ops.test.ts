@@ -72,6 +72,10 @@ test('/metrics needs a key and reports commands, devices, memory and requests', 
   assert.match(text, /^hub_commands_in_progress 0$/m);
   assert.match(text, /^hub_devices\{kind="battery",online="true"\} 2$/m);
   assert.match(text, /^hub_process_resident_memory_bytes \d+$/m);
+  // Wear of the SD card, as the kernel counts it for this process (Linux).
+  assert.match(text, /^hub_disk_written_bytes \d+$/m);
+  assert.match(text, /^hub_disk_written_bytes_per_hour \d+$/m);
+  assert.match(text, /^hub_telemetry_unsaved_devices \d+$/m);
   assert.match(text, /^hub_event_loop_lag_seconds [\d.e-]+$/m);
   assert.match(text, /^hub_http_requests_total\{method="POST",status="2xx"\} 1$/m);
   assert.match(text, /^hub_http_requests_total\{method="GET",status="4xx"\} 1$/m);
