@@ -1,26 +1,31 @@
-// Daikin Altherma heat pumps through ESPAltherma (raomin/ESPAltherma, classic firmware: include/mqtt.h,
-// src/main.cpp, README), an ESP32 on the unit's X10A serial port. It publishes every selected value
-// in one JSON object on `{prefix}/ATTR` (not retained; labels as in the model's definition file,
-// numbers bare, text quoted) and `Online`/`Offline` on `{prefix}/LWT` (retained, last will Offline).
+// Daikin Altherma heat pumps through ESPAltherma, an ESP32 on the unit's X10A serial port. Follows
+// raomin/ESPAltherma @10a1948 (2026-07-21; classic firmware: include/mqtt.h, src/main.cpp, README,
+// include/def/*.h). It publishes every selected value in one JSON object on `{prefix}/ATTR` (not
+// retained; keyed by the label of the model's definition file, numbers bare, text quoted) and
+// `Online`/`Offline` on `{prefix}/LWT` (retained, last will Offline).
+//
+// Labels differ by model definition file and changed upstream: the current
+// ALTHERMA(LT_CA_CB_04-08KW).h has `R1T-Outdoor air temp.`, DEFAULT.h `Outdoor air temp.`, the older
+// protocol S file `Outdoor air temp.(C)`. Each field below lists the English labels of the current
+// definition files (the first present wins); the German/French/Spanish translations are not covered.
 //
 // ESPAltherma cannot change the unit's settings (README FAQ): no setpoints and no time programs, so
 // SET_TEMPERATURE and SET_SCHEDULE are left out and fail as not supported. What it can do is close
 // a relay wired to the unit's external on/off thermostat input (`{prefix}/POWER` ON/OFF, echoed on
-// `{prefix}/STATE`), and drive the Smart Grid inputs (`{prefix}/sg/set` 0-3, echoed on
+// `{prefix}/STATE`, retained), and drive the Smart Grid inputs (`{prefix}/sg/set` 0-3, echoed on
 // `{prefix}/sg/state`) when built with PIN_SG1 and Smart Grid is enabled in the unit's menu.
-//
-// The labels below are the English ones of include/def/ALTHERMA(LT_CA_CB_04-08KW).h and DEFAULT.h;
-// other models and the German/French/Spanish definition files name them differently, and a label
-// the unit does not send is simply absent. Such installations need the generic MQTT driver.
+// `sg/state` is also published as 0 on every MQTT reconnect, whatever the relays are (mqtt.h
+// reconnectMqtt), so it is not taken as the unit's state: it only confirms a command.
 import { defineMqttDriver } from '../../src/runtime/mqtt/definition.ts';
 
-const attr = (label: string) => `"${label}"`;
+/** Labels as paths: quoted, since they hold dots and spaces. */
+const labelsOf = (...labels: string[]) => labels.map((label) => `"${label}"`);
 
 export default defineMqttDriver({
   protocol: 'mqtt',
   type: 'espaltherma',
   title: 'Daikin Altherma through ESPAltherma',
-  source: 'ESPAltherma (X10A serial to MQTT)',
+  source: 'ESPAltherma (X10A serial to MQTT), July 2026',
   vendors: [{ domain: 'hvac', code: 'DAIKIN' }],
   kinds: ['hvac'],
   settings: {
@@ -33,29 +38,28 @@ export default defineMqttDriver({
       topic: '{prefix}/ATTR', format: 'json',
       fields: {
         // Operation Mode (conv 217): Heating, Cooling, Auto, Fan Only, Dry, …
-        operationMode: { path: attr('Operation Mode'), as: 'string' },
-        // Outdoor air temp.(R1T): outdoor unit's air sensor, °C.
-        outsideTemperature: { path: attr('Outdoor air temp.(R1T)'), as: 'number', digits: 2 },
-        // Indoor ambient temp. (R1T): room sensor of the indoor unit's interface, °C.
-        roomTemperature: { path: attr('Indoor ambient temp. (R1T)'), as: 'number', digits: 2 },
-        // Leaving water temp. before BUH (R1T): flow temperature before the backup heater, °C.
-        leavingWaterTemperature: { path: attr('Leaving water temp. before BUH (R1T)'), as: 'number', digits: 2 },
-        // Inlet water temp.(R4T): return temperature, °C.
-        inletWaterTemperature: { path: attr('Inlet water temp.(R4T)'), as: 'number', digits: 2 },
-        // LW setpoint (main): leaving water setpoint of the main zone, °C.
-        targetTemperature: { path: attr('LW setpoint (main)'), as: 'number', digits: 2 },
-        // DHW tank temp. (R5T) and DHW setpoint, °C.
-        waterTemperature: { path: attr('DHW tank temp. (R5T)'), as: 'number', digits: 2 },
-        waterTargetTemperature: { path: attr('DHW setpoint'), as: 'number', digits: 2 },
-        // Error Code: the unit's error code text.
-        errorCode: { path: attr('Error Code'), as: 'string' },
+        operationMode: { path: labelsOf('Operation Mode'), as: 'string' },
+        // outdoor unit's air sensor (R1T), °C
+        outsideTemperature: { path: labelsOf('R1T-Outdoor air temp.', 'Outdoor air temp.', 'Outdoor air temp.(C)', 'Outdoor Ambient or Ext Sensor'), as: 'number', digits: 2 },
+        // room sensor of the indoor unit's interface, °C
+        roomTemperature: { path: labelsOf('Indoor ambient temp. (R1T)'), as: 'number', digits: 2 },
+        // flow temperature before the backup heater (R1T), °C
+        leavingWaterTemperature: { path: labelsOf('Leaving water temp. before BUH (R1T)', 'Outlet Water Heat Exch. Temp. (R1T)', 'Outlet PHE(R1T)', '[HPSU] Tv inflow Temp  (R1T)'), as: 'number', digits: 2 },
+        // return temperature (R4T), °C
+        inletWaterTemperature: { path: labelsOf('Inlet water temp.(R4T)', 'Inlet temperature(R4T)', 'Inlet water temp.(C)', 'Inlet water temp. (DMW)'), as: 'number', digits: 2 },
+        // leaving water setpoint of the main zone, °C
+        targetTemperature: { path: labelsOf('LW setpoint (main)', 'H/P Outlet Setpoint'), as: 'number', digits: 2 },
+        // DHW tank temperature (R5T), °C
+        waterTemperature: { path: labelsOf('DHW tank temp. (R5T)', 'DHW temperature(R5T)', 'DHW tank temp.(C)'), as: 'number', digits: 2 },
+        // DHW setpoint, °C
+        waterTargetTemperature: { path: labelsOf('DHW setpoint'), as: 'number', digits: 2 },
+        // the unit's error code text
+        errorCode: { path: labelsOf('Error Code'), as: 'string' },
       },
     },
-    // STATE: ON/OFF, the thermostat relay, echoed after a POWER command (not retained, and not
-    // republished after a reboot).
+    // STATE: ON/OFF, the thermostat relay, echoed after a POWER command (retained: the last one is
+    // known after a restart of the hub).
     { topic: '{prefix}/STATE', format: 'plain', fields: { thermostat: { as: 'string' } } },
-    // sg/state: 0 normal, 1 forced off, 2 recommended on, 3 forced on; echoed after sg/set.
-    { topic: '{prefix}/sg/state', format: 'plain', fields: { smartGridMode: { as: 'number' } } },
   ],
   commands: {
     SET_MODE: {
@@ -72,7 +76,8 @@ export default defineMqttDriver({
       // holds until sg/set 0 is sent again; the API has no command that ends a boost.
       value: { from: 'constant', value: 3 },
       publish: [{ topic: '{prefix}/sg/set', payload: '{value}' }],
-      confirm: { by: 'state', field: 'smartGridMode' },
+      // sg/state echoes the mode set; its reconnect "0" is not an answer (see the header).
+      confirm: { by: 'result', topic: '{prefix}/sg/state', success: ['{value}'], others: 'ignore' },
       timeoutMs: 10_000,
     },
   },
