@@ -6,10 +6,12 @@
 //   open3e -m <broker>:1883:open3e -mfstr "{ecuAddr:03X}_{didNumber}_{didName}" -j \
 //          -l open3e/cmnd -r 268,271,274,396,424,1415 -t 30
 // so each data point is one JSON message on `open3e/680_396_DomesticHotWaterTemperatureSetpoint`
-// (`-j`: one JSON payload per DID instead of one sub-topic per member). open3e retains nothing and
-// has no last will, so a device is offline after a silence (`staleAfterMs`, or the binding's
-// `staleAfterSeconds` to match its `-t`). A write on the command topic is answered by nothing:
-// each write is followed by a `read-json` of the same DID, and confirmed by the value read back.
+// (`-j`: one JSON payload per DID instead of one sub-topic per member). Follows open3e @6553c10
+// (2026-07-15). open3e publishes `{prefix}/LWT` online on connect and registers offline as its last
+// will (both retained, Open3Eclient.py), which is the device's availability; the data points are not
+// retained, and silence still counts (`staleAfterMs`, or the binding's `staleAfterSeconds` to match
+// its `-t`): open3e may run while its CAN bus is gone. A write on the command topic is answered by
+// nothing: each write is followed by a `read-json` of the same DID, and confirmed by the value read back.
 import { defineMqttDriver, type StateTopic } from '../../src/runtime/mqtt/definition.ts';
 
 const did = (number: number, name: string) => `{prefix}/{ecu}_${number}_${name}`;
@@ -25,6 +27,9 @@ const SETTINGS = {
   staleAfterSeconds: { pattern: '[0-9]+', description: 'silence in seconds after which the device is offline (default 180; keep it above open3e\'s -t)' },
 };
 
+// {prefix}/LWT: online on connect, offline as the last will; retained.
+const LWT = { topic: '{prefix}/LWT', online: ['online'], offline: ['offline'] };
+
 // 274 OutsideTemperatureSensor: Actual/Minimum/Maximum/Average (°C), SensorStatus.
 const OUTSIDE = json(274, 'OutsideTemperatureSensor', { outsideTemperature: { path: 'Actual', as: 'number', digits: 2 } });
 
@@ -36,6 +41,7 @@ export const open3eViessmannCircuit = defineMqttDriver({
   vendors: [{ domain: 'hvac', code: 'VIESSMANN' }],
   kinds: ['hvac'],
   settings: SETTINGS,
+  availability: LWT,
   staleAfterMs: 180_000,
   staleAfterSetting: 'staleAfterSeconds',
   refresh: [readJson([268, 274, 424, 1415])],
@@ -66,8 +72,14 @@ export const open3eViessmannCircuit = defineMqttDriver({
       confirm: { by: 'state', field: 'targetTemperature' },
       timeoutMs: 20_000,
     },
-    // No SET_MODE: 1415 is listed as writable, but how its enum members are written (ID or
-    // object) is not documented and devices may ignore such writes; left out until verified.
+    SET_MODE: {
+      // 1415.Mode is an O3EEnum ("OpModes"), whose encoder takes the mode's text (Open3Ecodecs.py:
+      // a str, or a dict's 'Text', is looked up in the list): 0 Off, 1 Heating, 5 Cooling, 255 Automatic.
+      value: { from: 'payload-enum', field: 'mode', map: { OFF: 'Off', HEAT: 'Heating', COOL: 'Cooling', AUTO: 'Automatic' } },
+      publish: [command('{"mode":"write","data":[["1415.Mode","{value}"]],"addr":"0x{ecu}"}'), readJson([1415])],
+      confirm: { by: 'state', field: 'operationMode' },
+      timeoutMs: 20_000,
+    },
   },
 });
 
@@ -79,6 +91,7 @@ export const open3eViessmannDhw = defineMqttDriver({
   vendors: [{ domain: 'hvac', code: 'VIESSMANN' }],
   kinds: ['hvac'],
   settings: SETTINGS,
+  availability: LWT,
   staleAfterMs: 180_000,
   staleAfterSetting: 'staleAfterSeconds',
   refresh: [readJson([271, 274, 396])],

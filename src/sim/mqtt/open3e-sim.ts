@@ -1,12 +1,15 @@
 // open3e in listener mode on a Viessmann E3 heat pump, as its client publishes (open3e/open3e
-// README, src/open3e/Open3Eclient.py), started with
+// @6553c10, 2026-07-15: README, src/open3e/Open3Eclient.py, Open3Ecodecs.py, Open3Eenums.py), started with
 //   -m broker:port:{prefix} -mfstr "{ecuAddr:03X}_{didNumber}_{didName}" -j -l {commandTopic} -r … -t …
-// Each data point is published as one JSON message (json.dumps of the decoded value) on
-// `{prefix}/680_{did}_{name}`, not retained, every `intervalMs` and on a read command; without
-// `-j` a plain `read` splits objects into sub-topics. Writes (`{"mode":"write","data":[[did, v]]}`,
-// or `["424.Comfort", v]` for one member) answer nothing; a refused write (the `rejecting` fault,
-// a read-only DID, a value out of range) leaves the value as it was. There is no last will: the
-// `silent` fault makes it publish nothing at all, as when the CAN bus or open3e stops.
+// On connect it publishes `{prefix}/LWT` online (retained), registered as its last will offline
+// (retained). Each data point is published as one JSON message (json.dumps of the decoded value) on
+// `{prefix}/680_{did}_{name}`, not retained, every `intervalMs` and on a read command; without `-j`
+// a plain `read` splits objects into sub-topics. Writes (`{"mode":"write","data":[[did, v]]}`, or
+// `["424.Comfort", v]` for one member) answer nothing; an enum member is written by its text
+// (O3EEnum.encode looks the text up in its list: `["1415.Mode", "Heating"]`), an unknown text raises
+// and writes nothing. A refused write (the `rejecting` fault, a read-only DID, a value out of range)
+// leaves the value as it was. The `silent` fault makes it publish nothing at all, as when the CAN bus
+// stops while open3e itself still runs.
 import { MqttDeviceSim } from './mqtt-device-sim.ts';
 
 type Value = number | string | Record<string, unknown>;
@@ -15,7 +18,12 @@ interface DataPoint {
   name: string;
   value: Value;
   writable?: (value: Value) => boolean;
+  /** Enum members: member → the enum's list (ID → text), written by text. */
+  enums?: Record<string, Record<number, string>>;
 }
+
+/** Open3Eenums.py "OpModes". */
+const OP_MODES: Record<number, string> = { 0: 'Off', 1: 'Heating', 2: 'Parallel Operation: Heating HotWater', 3: 'Parallel Operation: Heating Cooling', 4: 'TestMode', 5: 'Cooling', 255: 'Automatic' };
 
 export interface Open3eOptions {
   prefix?: string;
@@ -42,12 +50,12 @@ export class Open3eSim extends MqttDeviceSim {
     [274, { name: 'OutsideTemperatureSensor', value: sensor(6.3) }],
     [396, { name: 'DomesticHotWaterTemperatureSetpoint', value: 47.5, writable: inRange(10, 60) }],
     [424, { name: 'MixerOneCircuitRoomTemperatureSetpoint', value: { Comfort: 23, Standard: 21, Reduced: 15, Increased: 0, Duration: 0 }, writable: () => true }],
-    [1415, { name: 'MixerOneCircuitOperationState', value: { Mode: { ID: 1, Text: 'Heating' }, State: { ID: 2, Text: 'Normal' } } }],
+    [1415, { name: 'MixerOneCircuitOperationState', value: { Mode: { ID: 1, Text: 'Heating' }, State: { ID: 2, Text: 'Normal' } }, writable: () => true, enums: { Mode: OP_MODES } }],
   ]);
   private timer: NodeJS.Timeout | undefined;
 
   constructor(url: string, private readonly settings: Open3eOptions = {}) {
-    super({ url });
+    super({ url, will: { topic: `${settings.prefix ?? 'open3e'}/LWT`, payload: 'offline', retain: true, qos: 0 } });
     this.prefix = settings.prefix ?? 'open3e';
     this.commandTopic = settings.commandTopic ?? 'open3e/cmnd';
     this.ecu = settings.ecu ?? 0x680;
@@ -62,6 +70,7 @@ export class Open3eSim extends MqttDeviceSim {
   }
 
   protected async publishAll(): Promise<void> {
+    await this.publish(`${this.prefix}/LWT`, 'online', true);
     await this.readAll();
     if (this.settings.intervalMs && !this.timer) this.timer = setInterval(() => void this.readAll().catch(() => {}), this.settings.intervalMs);
   }
@@ -113,7 +122,15 @@ export class Open3eSim extends MqttDeviceSim {
       if (point.writable(value)) point.value = value;
       return;
     }
-    if (typeof point.value !== 'object' || !(sub in point.value) || typeof value !== 'number') return;
+    if (typeof point.value !== 'object' || !(sub in point.value)) return;
+    const list = point.enums?.[sub];
+    if (list) {
+      const id = Object.entries(list).find(([, text]) => text === value)?.[0];
+      if (typeof value !== 'string' || id === undefined) return; // "not found": nothing written
+      point.value = { ...point.value, [sub]: { ID: Number(id), Text: value } };
+      return;
+    }
+    if (typeof value !== 'number') return;
     point.value = { ...point.value, [sub]: value };
   }
 

@@ -54,7 +54,18 @@ test('open3e: the data points\' JSON becomes the circuit\'s and the hot water\'s
   assert.ok(vendors.hvac.some((v) => v.id === 'VIESSMANN'));
 });
 
-test('open3e: without a last will, silence longer than the binding\'s staleAfterSeconds marks the device offline, and messages bring it back', async (t) => {
+test('open3e: its last will (LWT offline, retained) marks both devices offline at once, and LWT online brings them back', async (t) => {
+  const { hub, sim } = await setup(t);
+  const circuitOff = hub.event((e) => e.type === 'offline' && e.device.id === CIRCUIT);
+  const dhwOff = hub.event((e) => e.type === 'offline' && e.device.id === DHW);
+  sim.drop();
+  await Promise.all([circuitOff, dhwOff]);
+  const back = hub.event((e) => e.type === 'update' && e.device.id === CIRCUIT && e.device.isOnline);
+  await sim.start();
+  await back;
+});
+
+test('open3e: while open3e runs but its CAN bus is silent, silence longer than staleAfterSeconds still marks the device offline, and messages bring it back', async (t) => {
   const { hub, sim } = await setup(t, { binding: { staleAfterSeconds: 1 }, sim: { intervalMs: 200 } });
   const offline = hub.event((e) => e.type === 'offline' && e.device.id === DHW);
   sim.faults.silent = true;
@@ -84,7 +95,7 @@ test('open3e: a setpoint is written on the command topic, read back with read-js
   assert.equal(hub.device(CIRCUIT)!.state!['targetTemperature'], 22.5);
 });
 
-test('open3e: a write the device ignores times out; modes and schedules are not supported', async (t) => {
+test('open3e: a write the device ignores times out; modes without an equivalent and boosts are not supported', async (t) => {
   const { hub, sim } = await setup(t, { config: { commands: { confirmTimeoutSeconds: 1 } } });
   sim.faults.rejecting = true;
   const ignored = await hub.commandDone(hub.submit(DHW, 'SET_TEMPERATURE', { temperature: 55 }).id);
@@ -92,9 +103,9 @@ test('open3e: a write the device ignores times out; modes and schedules are not 
   assert.match(ignored.failedReason ?? '', /did not confirm within 1 s/);
   assert.equal(sim.points.get(396)!.value, 47.5);
 
-  const mode = await hub.commandDone(hub.submit(CIRCUIT, 'SET_MODE', { mode: 'HEAT' }).id);
-  assert.equal(mode.state, 'FAILED');
-  assert.equal(mode.failedReason, 'SET_MODE is not supported by the device\'s driver (open3e-viessmann-circuit); it supports SET_TEMPERATURE.');
+  const dry = await hub.commandDone(hub.submit(CIRCUIT, 'SET_MODE', { mode: 'DRY' }).id);
+  assert.equal(dry.state, 'FAILED');
+  assert.match(dry.failedReason ?? '', /no equivalent of mode DRY; it accepts OFF, HEAT, COOL, AUTO/);
   const boost = await hub.commandDone(hub.submit(DHW, 'POWER_BOOST').id);
   assert.equal(boost.state, 'FAILED');
   assert.match(boost.failedReason ?? '', /POWER_BOOST is not supported by the device's driver \(open3e-viessmann-dhw\)/);
@@ -103,4 +114,19 @@ test('open3e: a write the device ignores times out; modes and schedules are not 
   assert.equal(tooHot.state, 'FAILED');
   assert.match(tooHot.failedReason ?? '', /outside what the device accepts \(10 to 60\)/);
   assert.equal(sim.received.filter((m) => m.payload.includes('75')).length, 0, 'an out-of-range value is never sent');
+});
+
+test('open3e: SET_MODE writes the mode\'s text to 1415.Mode (the enum encoder takes text), reads it back and is confirmed by it', async (t) => {
+  const { hub, sim } = await setup(t);
+  const auto = await hub.commandDone(hub.submit(CIRCUIT, 'SET_MODE', { mode: 'AUTO' }).id);
+  assert.equal(auto.state, 'EXECUTED', auto.failedReason ?? '');
+  assert.deepEqual(commands(sim), [
+    '{"mode":"write","data":[["1415.Mode","Automatic"]],"addr":"0x680"}',
+    '{"mode":"read-json","data":[1415],"addr":"0x680"}',
+  ]);
+  assert.deepEqual(sim.points.get(1415)!.value, { Mode: { ID: 255, Text: 'Automatic' }, State: { ID: 2, Text: 'Normal' } });
+  const off = await hub.commandDone(hub.submit(CIRCUIT, 'SET_MODE', { mode: 'OFF' }).id);
+  assert.equal(off.state, 'EXECUTED', off.failedReason ?? '');
+  hub.daemon.mqtt!.flush();
+  assert.equal(hub.device(CIRCUIT)!.state!['operationMode'], 'Off');
 });
