@@ -1,6 +1,6 @@
 // Tesla vehicles through TeslaMate, the self-hosted Tesla data logger, which publishes what it logs
-// over MQTT. Source: teslamate-org/teslamate, website/docs/integrations/mqtt.md and
-// lib/teslamate/mqtt/pubsub/vehicle_subscriber.ex. One topic per value,
+// over MQTT. Follows teslamate-org/teslamate @8a692e2 (2026-08-22): website/docs/integrations/mqtt.md
+// and lib/teslamate/mqtt/pubsub/vehicle_subscriber.ex. One topic per value,
 // `teslamate/cars/{car_id}/{key}` (`teslamate/{namespace}/cars/…` with an MQTT namespace), a plain
 // payload (`88`, `true`, `Blue Thunder`), retained, QoS 1, published only when the value changes.
 //
@@ -32,7 +32,10 @@ export default defineMqttDriver({
     },
     chargerId: { description: 'the hub id of the charger the car charges at: its charging commands go through that charger' },
   },
-  // healthy: TeslaMate's own health check of the car's logger (true/false). It registers no last will.
+  // healthy: TeslaMate's own health check of the car's logger (true/false), not retained since 2025
+  // (vehicle_subscriber.ex @do_not_retain; an empty retained message clears older ones, and means
+  // nothing here). So a hub that starts later does not hear it: the car's retained values, and
+  // silence, decide until TeslaMate says it again. It registers no last will.
   availability: { topic: topic('healthy'), online: ['true'], offline: ['false'] },
   staleAfterSetting: 'staleAfterSeconds',
   // Vehicles have no state object in the API: these values are the car's telemetry, which keeps its

@@ -1,6 +1,9 @@
 // TeslaMate as its MQTT integration documents it (teslamate-org/teslamate, docs/integrations/mqtt.md):
 // one retained topic per value under `teslamate/cars/{id}/`, plain payloads, published when a value
-// changes; `healthy` true/false; no last will and no command topics (TeslaMate is read-only).
+// changes; `healthy` true/false, not retained (teslamate-org/teslamate @8a692e2,
+// lib/teslamate/mqtt/pubsub/vehicle_subscriber.ex: @do_not_retain ~w(healthy)a, and at start an
+// empty retained message clears a healthy retained by older versions); no last will and no command
+// topics (TeslaMate is read-only).
 import { MqttDeviceSim } from './mqtt-device-sim.ts';
 
 export interface TeslaMateState {
@@ -37,6 +40,7 @@ export class TeslaMateSim extends MqttDeviceSim {
   }
 
   protected async publishAll(): Promise<void> {
+    await this.publish(this.t('healthy'), '', true); // clear_retained
     for (const key of Object.keys(this.state) as (keyof TeslaMateState)[]) await this.set(key, this.state[key]);
   }
 
@@ -47,7 +51,7 @@ export class TeslaMateSim extends MqttDeviceSim {
   /** Changes one value and publishes it, as TeslaMate does on a change. */
   async set<K extends keyof TeslaMateState>(key: K, value: TeslaMateState[K]): Promise<void> {
     this.state[key] = value;
-    await this.publish(this.t(key), value === null ? '' : String(value));
+    await this.publish(this.t(key), value === null ? '' : String(value), key !== 'healthy');
   }
 
   /** The car is plugged into a charger that powers it. */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { GoESim } from '../../../src/sim/mqtt/go-e-sim.ts';
 import { TeslaMateSim } from '../../../src/sim/mqtt/teslamate-sim.ts';
 import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
+import { startBroker } from '../../support/broker.ts';
 
 const CHARGER = '7a2b3c4d-0000-4000-8000-00000000c001';
 const VEHICLE = '7a2b3c4d-0000-4000-8000-00000000e001';
@@ -92,4 +93,22 @@ test('teslamate: SET_CHARGING_SCHEDULE fails at once with a reason: TeslaMate ta
   assert.equal(done.state, 'FAILED');
   assert.match(done.failedReason ?? '', /SET_CHARGING_SCHEDULE is not supported.*teslamate.*accepts no commands/);
   assert.equal(charger.received.length, 0, 'nothing reaches the charger');
+});
+
+test('teslamate: healthy is not retained, so a hub that starts after TeslaMate shows the parked car online from its retained values', async (t) => {
+  const broker = await startBroker();
+  t.after(() => broker.stop());
+  const car = new TeslaMateSim(broker.url, '1');
+  t.after(() => car.stop());
+  await car.start();
+  const hub = await startMqttHub(t, {
+    broker,
+    records: [drivenRecord('vehicle', VEHICLE, 'TESLA', { type: 'teslamate', carId: '1' })],
+    config: { mqtt: { url: broker.url, protocolVersion: broker.supportsMqtt5 ? 5 : 4 } },
+  });
+  const online = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.isOnline && e.device.state?.['stateOfCharge'] === 64);
+  await online;
+  const offline = hub.event((e) => e.type === 'offline' && e.device.id === VEHICLE);
+  await car.set('healthy', false);
+  await offline;
 });
