@@ -1,18 +1,21 @@
-// The tariff-topic definition against a publisher of the current price (evcc's site/tariffGrid),
-// through a real broker and a whole hub: the price is kept, the tariff is online while prices come,
-// and offline once none came for the binding's staleAfterSeconds.
+// The tariff-topic definition against a publisher of the current price as evcc publishes it
+// (site/tariffGrid with at most three decimals, site/currency, the alive indicator updated), through a
+// real broker and a whole hub: the price is kept with the currency evcc names, the tariff is online
+// while evcc runs (its heartbeat, even when the price stays), and offline once nothing came for the
+// binding's staleAfterSeconds.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TariffTopicSim } from '../../../src/sim/mqtt/tariff-topic-sim.ts';
 import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
+import { until } from '../../support/process.ts';
 
 const TARIFF = '9c4d5e6f-0000-4000-8000-0000000a0001';
 
-async function setup(t: import('node:test').TestContext, binding: Record<string, unknown> = {}) {
+async function setup(t: import('node:test').TestContext, binding: Record<string, unknown> = {}, root: string | null = 'evcc') {
   const hub = await startMqttHub(t, {
     records: [drivenRecord('tariff', TARIFF, 'TIBBER', { type: 'tariff-topic', ...binding }, { staticData: { vendor: 'TIBBER', name: 'Tibber', currency: 'EUR' } })],
   });
-  const feed = new TariffTopicSim(hub.broker.url, String(binding['priceTopic'] ?? 'evcc/site/tariffGrid'));
+  const feed = new TariffTopicSim(hub.broker.url, String(binding['priceTopic'] ?? 'evcc/site/tariffGrid'), root);
   t.after(() => feed.stop());
   const online = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.isOnline);
   await feed.start();
@@ -22,8 +25,9 @@ async function setup(t: import('node:test').TestContext, binding: Record<string,
 
 test('tariff-topic: the current price is kept with its currency, and the tariff is online', async (t) => {
   const { hub, feed } = await setup(t);
-  assert.deepEqual({ ...hub.device(TARIFF)!.state, lastUpdated: undefined }, { lastUpdated: undefined, pricePerKwh: 0.2874, currency: 'EUR' });
-  const next = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.state?.['pricePerKwh'] === -0.0123);
+  // evcc publishes 0.2874 as 0.287 (%.3f, trailing zeros trimmed).
+  assert.deepEqual({ ...hub.device(TARIFF)!.state, lastUpdated: undefined }, { lastUpdated: undefined, pricePerKwh: 0.287, currency: 'EUR' });
+  const next = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.state?.['pricePerKwh'] === -0.012);
   await feed.setPrice(-0.0123);
   await next;
   hub.daemon.mqtt!.flush();
@@ -35,10 +39,33 @@ test('tariff-topic: the current price is kept with its currency, and the tariff 
   assert.equal(body.staticData.currency, 'EUR');
 });
 
-test('tariff-topic: a configured topic and currency are used', async (t) => {
-  const { hub } = await setup(t, { priceTopic: 'home/prices/now', currency: 'GBP' });
-  assert.equal(hub.device(TARIFF)!.state?.['pricePerKwh'], 0.2874);
+test('tariff-topic: a feed other than evcc: its topic and the configured currency, no currency or heartbeat topic', async (t) => {
+  const { hub } = await setup(t, { priceTopic: 'home/prices/now', currency: 'GBP', currencyTopic: '', heartbeatTopic: '' }, null);
+  assert.equal(hub.device(TARIFF)!.state?.['pricePerKwh'], 0.287);
   assert.equal(hub.device(TARIFF)!.state?.['currency'], 'GBP');
+});
+
+test('tariff-topic: the currency evcc publishes (site/currency) wins over the setting', async (t) => {
+  const { hub, feed } = await setup(t, { currency: 'GBP' });
+  assert.equal(hub.device(TARIFF)!.state?.['currency'], 'EUR');
+  const chf = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.state?.['currency'] === 'CHF');
+  await feed.publish('evcc/site/currency', 'CHF');
+  await chf;
+});
+
+test('tariff-topic: evcc\'s heartbeat (evcc/updated) keeps the tariff online while the price stays the same', async (t) => {
+  const { hub, feed } = await setup(t, { staleAfterSeconds: '1' });
+  const session = () => (hub.daemon.mqtt as unknown as { sessions: Map<string, { messages: number; isSilent(now: number, stale: number): boolean }> }).sessions.get(TARIFF)!;
+  const started = Date.now();
+  // Longer than the allowance, one heartbeat heard after another.
+  while (Date.now() - started < 2500) {
+    const heard = session().messages;
+    await feed.beat();
+    await until('the heartbeat heard', () => (session().messages > heard ? true : undefined));
+  }
+  assert.equal(session().isSilent(Date.now(), 300_000), false);
+  hub.daemon.mqtt!.flush();
+  assert.equal(hub.device(TARIFF)!.isOnline, true);
 });
 
 test('tariff-topic: no price for longer than staleAfterSeconds shows the tariff offline; the next price brings it back', async (t) => {
