@@ -17,6 +17,7 @@ import { Store } from '../src/store/store.ts';
 import { prepareImport } from '../src/domain/import.ts';
 import { writtenBytes } from '../src/runtime/disk-writes.ts';
 import { startServer, stop, memoryOf } from './processes.ts';
+import { benchDeviceRecords } from './modbus.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const KEY = 'bench-disk-key-0123456789abcdef0123';
@@ -43,13 +44,7 @@ export async function measureDiskWrites(main: string, unitEnv: Record<string, st
   const dir = mkdtempSync(join(tmpdir(), 'hub-bench-disk-'));
   try {
     const store = Store.open(join(dir, 'hub.db'));
-    const records = sims.ports.map((port, i) => ({
-      kind: i % 10 < 4 ? 'pvInverter' : i % 10 < 7 ? 'battery' : 'meter',
-      userId: `bench-${i % 7}`,
-      staticData: { vendor: 'FRONIUS', model: 'Bench device' },
-      driver: { type: 'fronius', host: '127.0.0.1', port, unitId: 1, pollIntervalMs: 1000 },
-    }));
-    const prepared = prepareImport(records, Date.now(), () => undefined);
+    const prepared = prepareImport(benchDeviceRecords(sims.ports), Date.now(), () => undefined);
     store.importDevices(prepared.devices, prepared.images, Date.now());
     store.close();
     const config = join(dir, 'hub.yaml');

@@ -20,6 +20,16 @@ const DEVICES = 100;
 const WARMUP_MS = 4000;
 const WINDOW_MS = 15_000;
 
+/** The simulators' devices as import records (the kinds modbus-sims.ts serves), polled every second. */
+export function benchDeviceRecords(ports: readonly number[]): unknown[] {
+  return ports.map((port, i) => ({
+    kind: i % 10 < 4 ? 'pvInverter' : i % 10 < 7 ? 'battery' : 'meter',
+    userId: `bench-${i % 7}`,
+    staticData: { vendor: 'FRONIUS', model: 'Bench device' },
+    driver: { type: 'fronius', host: '127.0.0.1', port, unitId: 1, pollIntervalMs: 1000 },
+  }));
+}
+
 export async function benchModbus(): Promise<Record<string, number | string>> {
   const sims = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./modbus-sims.ts', import.meta.url)), String(DEVICES)], {
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -28,13 +38,7 @@ export async function benchModbus(): Promise<Record<string, number | string>> {
   const { ports } = JSON.parse(line) as { ports: number[] };
   const dir = mkdtempSync(join(tmpdir(), 'hub-bench-modbus-'));
   const store = Store.open(join(dir, 'hub.db'));
-  const records = ports.map((port, i) => ({
-    kind: i % 10 < 4 ? 'pvInverter' : i % 10 < 7 ? 'battery' : 'meter',
-    userId: `bench-${i % 7}`,
-    staticData: { vendor: 'FRONIUS', model: 'Bench device' },
-    driver: { type: 'fronius', host: '127.0.0.1', port, unitId: 1, pollIntervalMs: 1000 },
-  }));
-  const prepared = prepareImport(records, Date.now(), () => undefined);
+  const prepared = prepareImport(benchDeviceRecords(ports), Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
   const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log: silentLogger(), clock: systemClock });
   try {
