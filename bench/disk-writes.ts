@@ -8,7 +8,7 @@
 // once (what the hub did before), over 30 s.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,7 +16,7 @@ import { createInterface } from 'node:readline';
 import { Store } from '../src/store/store.ts';
 import { prepareImport } from '../src/domain/import.ts';
 import { writtenBytes } from '../src/runtime/disk-writes.ts';
-import { startServer, stop, memoryOf } from './processes.ts';
+import { buildHub, memoryOf, startServer, stop, systemdUnitEnvironment } from './processes.ts';
 import { benchDeviceRecords } from './modbus.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -90,12 +90,8 @@ export async function benchDiskWrites(main: string, unitEnv: Record<string, stri
 /** `npx tsx bench/disk-writes.ts`: this section alone, on a fresh build. */
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const out = mkdtempSync(join(tmpdir(), 'hub-bench-build-'));
-  const built = spawn(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', join(out, 'dist')], { cwd: ROOT, stdio: 'inherit' });
-  const [code] = (await once(built, 'exit')) as [number];
-  if (code !== 0) throw new Error('the build failed');
-  symlinkSync(join(ROOT, 'node_modules'), join(out, 'node_modules'), 'dir');
   try {
-    const runs = await benchDiskWrites(join(out, 'dist', 'src', 'main.js'), { NODE_ENV: 'production', MALLOC_ARENA_MAX: '2' });
+    const runs = await benchDiskWrites(await buildHub(out), systemdUnitEnvironment());
     for (const run of runs) process.stdout.write(`${JSON.stringify(run)}\n`);
   } finally {
     rmSync(out, { recursive: true, force: true });

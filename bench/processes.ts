@@ -8,7 +8,9 @@
 // benchmark started outlives it, even when a step throws or the run is interrupted; scratch
 // directories registered with removeOnExit() go the same way.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 
@@ -239,4 +241,33 @@ export class RssSampler {
       // the process is gone; the run will fail on its own
     }
   }
+}
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * Builds the hub as install.sh does (tsc -p tsconfig.build.json) into `work`/dist and returns its
+ * entry point. A build that fails is no measurement: the caller stops.
+ */
+export async function buildHub(work: string): Promise<string> {
+  const outDir = join(work, 'dist');
+  if (!existsSync(join(work, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+  const built = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, env: process.env });
+  const main = join(outDir, 'src', 'main.js');
+  if (built.code !== 0 || !existsSync(main)) throw new Error(`tsc -p tsconfig.build.json failed (${built.code}):\n${built.stdout.slice(0, 2000)}${built.stderr.slice(0, 2000)}`);
+  return main;
+}
+
+/** The named Environment= settings of the systemd unit, so a bench runs the hub as it is deployed. */
+export function systemdUnitEnvironment(names: string[] = ['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']): Record<string, string> {
+  const unit = join(ROOT, 'systemd', 'home-energy-hub.service');
+  const env: Record<string, string> = {};
+  if (!existsSync(unit)) return env;
+  for (const line of readFileSync(unit, 'utf8').split('\n')) {
+    // Environment=NAME=value or Environment="NAME=value with spaces" (one assignment per line here)
+    const match = /^Environment=(?:"([A-Z_]+)=(.*)"|([A-Z_]+)=(.*))$/.exec(line.trim());
+    const name = match?.[1] ?? match?.[3];
+    if (name && names.includes(name)) env[name] = match![2] ?? match![4]!;
+  }
+  return env;
 }

@@ -34,7 +34,7 @@ import { durableInsertLatency } from './disk.ts';
 import { benchDiskWrites } from './disk-writes.ts';
 import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
 import {
-  cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stopAll, type Server,
+  buildHub, cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stopAll, systemdUnitEnvironment, type Server,
 } from './processes.ts';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -97,7 +97,8 @@ async function main(): Promise<number> {
     details['import'] = { ...seed, batteryIds: seed.batteryIds.length, vehicleIds: seed.vehicleIds.length, output: imported.stdout.trim() };
 
     // ---- 2. the hub, built and started as the systemd unit does ----
-    const main = await build(work);
+    log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
+    const main = await buildHub(work);
     const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
     details['unitEnvironment'] = unitEnv;
     log(`starting the hub: node ${main} with ${Object.entries(unitEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
@@ -272,20 +273,6 @@ async function main(): Promise<number> {
 }
 
 /**
- * Builds the hub as install.sh does (tsc -p tsconfig.build.json) into the scratch directory and
- * returns its entry point. A build that fails is no measurement: the run stops.
- */
-async function build(work: string): Promise<string> {
-  log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
-  const outDir = join(work, 'dist');
-  symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
-  const built = await runCommand(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir], { cwd: ROOT, env: process.env });
-  const main = join(outDir, 'src', 'main.js');
-  if (built.code !== 0 || !existsSync(main)) throw new Error(`tsc -p tsconfig.build.json failed (${built.code}):\n${built.stdout.slice(0, 2000)}${built.stderr.slice(0, 2000)}`);
-  return main;
-}
-
-/**
  * For reference: the same hub started from source through tsx, as `npm start` and `npm run hub`
  * run it, without the unit's settings: tsx's loader thread and transform step cost start-up time
  * and memory that no gateway pays. No pass/fail here.
@@ -310,20 +297,6 @@ async function fromSource(env: NodeJS.ProcessEnv, auth: Record<string, string>, 
   report('  req/s, detail / list (no baseline beside it: compare CPU per request)', `${Math.round(detail.rps)} / ${Math.round(list.rps)}`, 'req/s');
   report('  CPU per request, detail / list', `${Math.round(detail.cpuUsPerRequest)} / ${Math.round(list.cpuUsPerRequest)}`, 'µs');
   await stopAll();
-}
-
-/** The named Environment= settings of the systemd unit, so the bench runs the hub as it is deployed. */
-function systemdUnitEnvironment(names: string[]): Record<string, string> {
-  const unit = join(ROOT, 'systemd', 'home-energy-hub.service');
-  const env: Record<string, string> = {};
-  if (!existsSync(unit)) return env;
-  for (const line of readFileSync(unit, 'utf8').split('\n')) {
-    // Environment=NAME=value or Environment="NAME=value with spaces" (one assignment per line here)
-    const match = /^Environment=(?:"([A-Z_]+)=(.*)"|([A-Z_]+)=(.*))$/.exec(line.trim());
-    const name = match?.[1] ?? match?.[3];
-    if (name && names.includes(name)) env[name] = match![2] ?? match![4]!;
-  }
-  return env;
 }
 
 interface Measured extends ThroughputResult {
