@@ -119,7 +119,7 @@ test('events: state changes and commands are published on the broker, one topic 
 });
 
 /** The capture of a real charger (firmware 053.1): `topic payload` per line. */
-const CAPTURE = readFileSync(new URL('../../fixtures/go-e/mqtt-capture-053.1.log', import.meta.url), 'utf8')
+const CAPTURE = readFileSync(new URL('../../fixtures/go-e/mqtt-capture-053.1.txt', import.meta.url), 'utf8')
   .split('\n').filter((line) => line.trim() !== '').map((line) => {
     const at = line.indexOf(' ');
     return { topic: line.slice(0, at), payload: line.slice(at + 1) };
