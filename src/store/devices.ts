@@ -85,7 +85,6 @@ export class DeviceRepository {
   private readonly persisted: Statement<[string]>;
   private readonly setStamp: Statement;
   private readonly clearStamp: Statement<[string]>;
-  private readonly clearStamps: Statement<[]>;
   private readonly byId: Statement<[string]>;
   private readonly upsert: Statement;
   private readonly remove: Statement<[string]>;
@@ -141,7 +140,6 @@ export class DeviceRepository {
     db.exec('CREATE TEMP TABLE IF NOT EXISTS live_stamp (id TEXT PRIMARY KEY, last_updated INTEGER)');
     this.setStamp = db.prepare('INSERT OR REPLACE INTO temp.live_stamp (id, last_updated) VALUES (?, ?)');
     this.clearStamp = db.prepare('DELETE FROM temp.live_stamp WHERE id = ?');
-    this.clearStamps = db.prepare('DELETE FROM temp.live_stamp');
   }
 
   /**
@@ -345,7 +343,6 @@ export class DeviceRepository {
 
   private dropLive(id: string): void {
     if (this.live.delete(id)) this.clearStamp.run(id);
-    if (this.live.size === 0) this.clearStamps.run();
   }
 
   /** Forgets everything remembered: another process (the hub CLI) wrote to the database. */
