@@ -40,16 +40,27 @@ export function utcWeekMinuteToLocal(weekMinute: number, timeZone: string, nowMs
   return (((weekMinute + offset) % WEEK_MIN) + WEEK_MIN) % WEEK_MIN;
 }
 
+/** One formatter per zone: building one costs far more than using it (the hub-run schedules ask often). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+      });
+    } catch {
+      throw new CommandFailure(`The device's time zone "${timeZone}" is not known.`);
+    }
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
 /** The zone's offset from UTC in minutes at `atMs` (Europe/Berlin in winter: 60). */
 export function offsetMinutes(timeZone: string, atMs: number): number {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
-    }).formatToParts(atMs);
-  } catch {
-    throw new CommandFailure(`The device's time zone "${timeZone}" is not known.`);
-  }
+  const parts = formatterOf(timeZone).formatToParts(atMs);
   const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'));
   return Math.round((asUtc - Math.floor(atMs / 60_000) * 60_000) / 60_000);
