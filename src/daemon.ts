@@ -215,7 +215,7 @@ export class Daemon {
     const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
-    this.schedules = new HubSchedules({ store, executors, clock, log, settings: { confirmTimeoutMs } });
+    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
     this.worker = new CommandWorker({
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });

@@ -18,6 +18,7 @@ import { formatTimestamp } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { HubProgram, HubScheduleRecord, StoredScheduleEvent } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
+import type { HubEvents } from '../events/hub-events.ts';
 import { CommandFailure, type CommandExecutor } from './executor.ts';
 import { occurrencesAround, programActions, programProblem, type Occurrence, type ProgramAction } from './hub-program.ts';
 import { hubTimeZone, offsetMinutes } from './schedules.ts';
@@ -30,6 +31,8 @@ export interface HubScheduleSettings {
   retryMaxMs: number;
   /** Longest wait for the device to confirm one write of an event. */
   confirmTimeoutMs: number;
+  /** How long an event due waits for an unreachable device (just after a start, before its first poll). */
+  reachWaitMs: number;
 }
 
 export const DEFAULT_HUB_SCHEDULE_SETTINGS: HubScheduleSettings = {
@@ -37,6 +40,7 @@ export const DEFAULT_HUB_SCHEDULE_SETTINGS: HubScheduleSettings = {
   retryMinMs: 30_000,
   retryMaxMs: 15 * 60_000,
   confirmTimeoutMs: 30_000,
+  reachWaitMs: 20_000,
 };
 
 export interface HubSchedulesDeps {
@@ -45,6 +49,8 @@ export interface HubSchedulesDeps {
   executors: readonly CommandExecutor[];
   clock: Clock;
   log: Logger;
+  /** Tells when a device is reached again; without it an unreachable device is tried again later. */
+  events?: HubEvents;
   settings?: Partial<HubScheduleSettings>;
   /** The zone of a device whose binding names none (default: the hub's). */
   timeZone?: string;
@@ -198,7 +204,7 @@ export class HubSchedules implements CommandExecutor {
     const run = async () => {
       const inner = this.innerOf(device);
       if (!inner) throw new CommandFailure('No driver of this hub reaches the device.');
-      if (!inner.isReachable(device)) throw new CommandFailure('The device is unreachable.');
+      if (!(await this.waitReachable(inner, device, abort.signal))) throw new CommandFailure('The device is unreachable.');
       await this.exclusive(device.id, async () => {
         // Checked again in turn: a new program, or this occurrence applied meanwhile, ends it.
         const stored = this.deps.store.hubSchedules.get(device.id);
@@ -230,6 +236,22 @@ export class HubSchedules implements CommandExecutor {
       this.wake();
     });
     this.running.set(device.id, { abort, done });
+  }
+
+  /** Whether the device is reached, waiting a while for it (its runtime polls it at start). */
+  private async waitReachable(inner: CommandExecutor, device: DeviceRecord, signal: AbortSignal): Promise<boolean> {
+    const { events, clock } = this.deps;
+    const deadline = clock.now() + this.settings.reachWaitMs;
+    while (!inner.isReachable(device)) {
+      if (!events || signal.aborted || clock.now() >= deadline) return false;
+      try {
+        // Reachability also returns without a stored change, so it is looked at twice a second.
+        await events.next((e) => e.type !== 'command' && e.device.id === device.id, 500, signal);
+      } catch {
+        // timed out (look again) or aborted (the loop ends)
+      }
+    }
+    return true;
   }
 
   private innerOf(device: DeviceRecord): CommandExecutor | undefined {
