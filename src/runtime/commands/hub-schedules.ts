@@ -102,7 +102,7 @@ export class HubSchedules implements CommandExecutor {
     const inner = this.innerOf(device);
     if (!inner) return Promise.reject(new CommandFailure('The hub has no driver that reaches this device.'));
     if (type === 'SET_SCHEDULE') return this.setProgram(inner, device, payload, signal);
-    return this.exclusive(device.id, () => inner.execute(device, type, payload, signal));
+    return this.exclusive(device.id, signal, () => inner.execute(device, type, payload, signal));
   }
 
   // --- the timer ---
@@ -185,7 +185,7 @@ export class HubSchedules implements CommandExecutor {
     // The command being carried out: the worker runs one per device and recorded its attempt.
     const commandId = this.deps.store.commands.ofDeviceId(device.id, 'PENDING')
       .find((c) => c.type === 'SET_SCHEDULE' && c.startedAtMs !== null)?.id ?? null;
-    await this.exclusive(device.id, async () => {
+    await this.exclusive(device.id, signal, async () => {
       await applyAction(inner, device, current.action, signal);
       if (signal.aborted) throw signal.reason;
       this.deps.store.hubSchedules.save({
@@ -205,7 +205,7 @@ export class HubSchedules implements CommandExecutor {
       const inner = this.innerOf(device);
       if (!inner) throw new CommandFailure('No driver of this hub reaches the device.');
       if (!(await this.waitReachable(inner, device, abort.signal))) throw new CommandFailure('The device is unreachable.');
-      await this.exclusive(device.id, async () => {
+      await this.exclusive(device.id, abort.signal, async () => {
         // Checked again in turn: a new program, or this occurrence applied meanwhile, ends it.
         const stored = this.deps.store.hubSchedules.get(device.id);
         if (!stored || stored.commandId !== record.commandId) return;
@@ -263,16 +263,27 @@ export class HubSchedules implements CommandExecutor {
     return typeof zone === 'string' && zone !== '' ? zone : this.deps.timeZone ?? hubTimeZone();
   }
 
-  /** Runs `fn` after the device's earlier writes (commands or events) have finished. */
-  private exclusive<T>(deviceId: string, fn: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` after the device's earlier writes (commands or events) have finished. Aborted while it
+   * waits its turn, it rejects at once and `fn` never runs: nothing is sent after a stop or a deadline.
+   */
+  private exclusive<T>(deviceId: string, signal: AbortSignal, fn: () => Promise<T>): Promise<T> {
     const before = this.locks.get(deviceId) ?? Promise.resolve();
-    const result = before.then(fn);
+    const result = before.then(() => {
+      if (signal.aborted) throw signal.reason;
+      return fn();
+    });
     const tail = result.then(() => {}, () => {});
     this.locks.set(deviceId, tail);
     void tail.then(() => {
       if (this.locks.get(deviceId) === tail) this.locks.delete(deviceId);
     });
-    return result;
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      result.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 }
 
