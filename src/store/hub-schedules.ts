@@ -3,17 +3,11 @@
 // One row per device; a new program replaces the old one once its current event is applied.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
-
-/** An event as the API took it: times in UTC. */
-export interface StoredScheduleEvent {
-  mode: string;
-  start: { time: string; day: string };
-  end?: { time: string; day: string };
-  temperature?: number;
-}
+import type { ScheduleEvent } from '../domain/schedule-event.ts';
 
 export interface HubProgram {
-  events: StoredScheduleEvent[];
+  /** As the API took them: times in UTC. */
+  events: ScheduleEvent[];
   /** The device's zone when the program was stored; its local times are kept in this zone. */
   timeZone: string;
   /** The zone's offset from UTC (minutes) when the program was stored: UTC times + this = local times. */

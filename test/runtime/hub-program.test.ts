@@ -81,7 +81,7 @@ test('two events in the skipped hour fall on the same instant: the later one is 
 });
 
 test('what a device that lacks SET_MODE or SET_TEMPERATURE can run', () => {
-  const heat = { mode: 'HEAT', start: { day: 'MONDAY', time: '06:00' } };
+  const heat = { mode: 'HEAT', start: { day: 'MONDAY', time: '06:00' } } as const;
   assert.equal(programProblem([{ ...heat, temperature: 21 }], true, true), undefined);
   assert.equal(programProblem([heat], false, true)?.includes('needs a temperature'), true);
   assert.equal(programProblem([{ ...heat, temperature: 21, end: { day: 'MONDAY', time: '08:00' } }], false, true)?.includes('without ends'), true);

@@ -11,7 +11,7 @@ import type { DeviceRecord } from '../../src/domain/device.ts';
 import type { CommandType } from '../../src/domain/vocabulary.ts';
 import { CommandFailure, type CommandExecutor } from '../../src/runtime/commands/executor.ts';
 import { HubSchedules } from '../../src/runtime/commands/hub-schedules.ts';
-import type { StoredScheduleEvent } from '../../src/store/hub-schedules.ts';
+import type { ScheduleEvent } from '../../src/domain/schedule-event.ts';
 
 const AC = '6f1c2a4e-0000-4000-8000-0000000ac001';
 const clock = { now: () => Date.now() };
@@ -76,14 +76,14 @@ function setUp(t: TestContext, startIso: string) {
       await new Promise((resolve) => setImmediate(resolve));
     }
   };
-  const setProgram = (hub: HubSchedules, events: StoredScheduleEvent[]) =>
+  const setProgram = (hub: HubSchedules, events: ScheduleEvent[]) =>
     hub.execute(device(), 'SET_SCHEDULE', { schedules: events }, new AbortController().signal);
   return { store, ac, newHub, device, runUntil, setProgram };
 }
 
 // Sent by an app in winter (UTC+1) for: Sunday 02:30 heat to 21 °C, Sunday 22:00 set back to 17 °C,
 // Monday 06:00 to 08:00 heat to 22 °C (off afterwards).
-const WINTER_PROGRAM: StoredScheduleEvent[] = [
+const WINTER_PROGRAM: ScheduleEvent[] = [
   { mode: 'HEAT', temperature: 21, start: { day: 'SUNDAY', time: '01:30' } },
   { mode: 'REDUCED', temperature: 17, start: { day: 'SUNDAY', time: '21:00' } },
   { mode: 'HEAT', temperature: 22, start: { day: 'MONDAY', time: '05:00' }, end: { day: 'MONDAY', time: '07:00' } },

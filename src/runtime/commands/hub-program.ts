@@ -16,9 +16,9 @@
 // starts at or before that end (then the next event takes over and the end does nothing). The time
 // between an event's end and the next start is off time, as on a device's own time program, where
 // the time outside its windows is set back; send a REDUCED event instead of an end to set back.
-import { WEEK_DAYS } from '../../domain/vocabulary.ts';
-import type { HubProgram, StoredScheduleEvent } from '../../store/hub-schedules.ts';
-import { offsetMinutes } from './schedules.ts';
+import type { ScheduleEvent } from '../../domain/schedule-event.ts';
+import type { HubProgram } from '../../store/hub-schedules.ts';
+import { offsetMinutes, weekMinute } from './schedules.ts';
 
 const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
@@ -40,11 +40,6 @@ export interface ProgramAction {
 export interface Occurrence {
   atMs: number;
   action: ProgramAction;
-}
-
-function weekMinute(at: { time: string; day: string }): number {
-  const [h, m] = at.time.split(':').map(Number);
-  return WEEK_DAYS.indexOf(at.day as (typeof WEEK_DAYS)[number]) * 1440 + h! * 60 + m!;
 }
 
 const mod = (n: number, m: number) => ((n % m) + m) % m;
@@ -75,7 +70,7 @@ export function programActions(program: HubProgram): ProgramAction[] {
   return kept.map(({ order: _order, ...action }) => action);
 }
 
-function startOf(event: StoredScheduleEvent, index: number): Omit<ProgramAction, 'localMinute'> {
+function startOf(event: ScheduleEvent, index: number): Omit<ProgramAction, 'localMinute'> {
   return { mode: event.mode, ...(event.temperature !== undefined ? { temperature: event.temperature } : {}), event: index, isEnd: false };
 }
 
@@ -134,7 +129,7 @@ export function occurrencesAround(actions: readonly ProgramAction[], timeZone: s
 }
 
 /** The program's events that a device can apply given the commands its driver takes; why not else. */
-export function programProblem(events: readonly StoredScheduleEvent[], canSetMode: boolean, canSetTemperature: boolean): string | undefined {
+export function programProblem(events: readonly ScheduleEvent[], canSetMode: boolean, canSetTemperature: boolean): string | undefined {
   if (canSetMode) {
     if (!canSetTemperature && events.some((e) => e.temperature !== undefined)) {
       return 'The device\'s driver can set the mode but not a temperature, and the schedule gives temperatures.';

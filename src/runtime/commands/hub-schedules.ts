@@ -16,7 +16,8 @@ import type { DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import { formatTimestamp } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
-import type { HubProgram, HubScheduleRecord, StoredScheduleEvent } from '../../store/hub-schedules.ts';
+import type { ScheduleEvent } from '../../domain/schedule-event.ts';
+import type { HubProgram, HubScheduleRecord } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { CommandFailure, type CommandExecutor } from './executor.ts';
@@ -173,7 +174,7 @@ export class HubSchedules implements CommandExecutor {
 
   /** SET_SCHEDULE: the event in force is applied and read back, then the program is stored with it. */
   private async setProgram(inner: CommandExecutor, device: DeviceRecord, payload: unknown, signal: AbortSignal): Promise<void> {
-    const events = (payload as { schedules?: StoredScheduleEvent[] } | undefined)?.schedules;
+    const events = (payload as { schedules?: ScheduleEvent[] } | undefined)?.schedules;
     if (!Array.isArray(events) || events.length === 0) throw new CommandFailure('The schedule is empty.');
     const supported = inner.supportedCommands(device);
     const problem = programProblem(events, supported.includes('SET_MODE'), supported.includes('SET_TEMPERATURE'));

@@ -7,15 +7,9 @@
 // until it is written again. The cloud service has the same property; we note it, not hide it.
 import { CommandFailure } from './executor.ts';
 import { WEEK_DAYS } from '../../domain/vocabulary.ts';
+import type { ScheduleEvent, WeekDay as Day } from '../../domain/schedule-event.ts';
 
-type Day = (typeof WEEK_DAYS)[number];
-
-export interface ScheduleEvent {
-  mode: string;
-  start: { time: string; day: Day };
-  end?: { time: string; day: Day };
-  temperature?: number;
-}
+export type { ScheduleEvent };
 
 /** A stretch of one local day, in minutes from midnight (end exclusive, 1440 = midnight). */
 export interface LocalWindow {
@@ -66,7 +60,8 @@ export function offsetMinutes(timeZone: string, atMs: number): number {
   return Math.round((asUtc - Math.floor(atMs / 60_000) * 60_000) / 60_000);
 }
 
-function weekMinute(at: { time: string; day: Day }): number {
+/** Minutes from Monday 00:00 of a week time. */
+export function weekMinute(at: { time: string; day: Day }): number {
   const [h, m] = at.time.split(':').map(Number);
   return WEEK_DAYS.indexOf(at.day) * 1440 + h! * 60 + m!;
 }
