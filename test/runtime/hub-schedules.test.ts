@@ -24,6 +24,8 @@ class FakeAc implements CommandExecutor {
   refuse: string | undefined;
   commands: CommandType[] = ['SET_MODE', 'SET_TEMPERATURE'];
   readonly writes: string[] = [];
+  /** While set, a write waits for it (a slow device). */
+  hold: Promise<void> | undefined;
   handles(device: DeviceRecord): boolean {
     return device.driver?.type === 'fake-ac';
   }
@@ -35,6 +37,7 @@ class FakeAc implements CommandExecutor {
   }
   async execute(_device: DeviceRecord, type: CommandType, payload: unknown): Promise<void> {
     if (this.refuse) throw new CommandFailure(this.refuse);
+    if (this.hold) await this.hold;
     const body = payload as { mode?: string; temperature?: number };
     this.writes.push(`${iso(Date.now())} ${type} ${body.mode ?? body.temperature}`);
   }
@@ -184,4 +187,47 @@ test('a device that refuses is tried again with back-off until the next event; a
   assert.equal(store.hubSchedules.get(AC), undefined);
   await runUntil('2026-11-23T14:00:00Z');
   assert.deepEqual(ac.take(), []);
+});
+
+test('a device\'s commands and its events never interleave; a program a crash left unconfirmed is dropped; a device with its own program gets none', async (t) => {
+  const { store, ac, newHub, runUntil, setProgram, device } = setUp(t, '2026-11-23T10:00:00Z'); // a Monday
+  const hub = newHub();
+  await setProgram(hub, [
+    { mode: 'OFF', start: { day: 'MONDAY', time: '09:00' } },
+    { mode: 'HEAT', temperature: 21, start: { day: 'MONDAY', time: '11:00' } },
+  ]);
+  ac.take();
+  // A slow SET_TEMPERATURE command is running when the event comes due: the event waits for it.
+  let release!: () => void;
+  ac.hold = new Promise((resolve) => { release = resolve; });
+  const command = hub.execute(device(), 'SET_TEMPERATURE', { temperature: 25 }, new AbortController().signal);
+  await runUntil('2026-11-23T11:00:00Z');
+  assert.deepEqual(ac.writes, [], 'the event waits for the command');
+  ac.hold = undefined;
+  release();
+  await command;
+  await new Promise((resolve) => setImmediate(resolve)); // the event's writes, before time moves on
+  await runUntil('2026-11-23T11:00:30Z');
+  assert.deepEqual(ac.take().map((w) => w.slice(21)), ['SET_TEMPERATURE 25', 'SET_MODE HEAT', 'SET_TEMPERATURE 21']);
+  await hub.stop();
+
+  // The hub stopped between storing a program and marking its SET_SCHEDULE EXECUTED: the worker
+  // failed that command at its start, and the program goes with it.
+  const failed = store.commands.create({
+    id: 'c0ffee00-0000-4000-8000-000000000001', deviceId: AC, deviceKind: 'hvac', userId: 'household-1', type: 'SET_SCHEDULE',
+    payload: {}, createdAtMs: Date.now(), expiresAtMs: Date.now() + 60_000,
+  });
+  store.commands.complete(failed.id, 'FAILED', 'The hub restarted while this command was being sent.', Date.now());
+  const kept = store.hubSchedules.get(AC)!;
+  store.hubSchedules.save({ ...kept, commandId: failed.id });
+  newHub();
+  assert.equal(store.hubSchedules.get(AC), undefined);
+
+  // A driver that keeps its own program: the worker's executor is its runtime, not the hub's.
+  store.hubSchedules.save({ ...kept, appliedOccurrenceMs: null });
+  ac.commands = ['SET_MODE', 'SET_TEMPERATURE', 'SET_SCHEDULE'];
+  const third = newHub();
+  assert.equal(third.handles(device()), false);
+  await runUntil('2026-11-23T12:00:00Z');
+  assert.deepEqual(ac.take(), [], 'its stored program is not run');
 });

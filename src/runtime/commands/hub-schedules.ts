@@ -147,6 +147,9 @@ export class HubSchedules implements CommandExecutor {
         store.hubSchedules.delete(record.deviceId);
         continue;
       }
+      // Rebound to a driver that keeps its own program, or no runtime drives it now (no broker
+      // configured): nothing is applied, and the program is kept for when it is driven again.
+      if (!this.handles(device)) continue;
       let around: { current: Occurrence; next: Occurrence };
       try {
         around = occurrencesAround(programActions(record.program), record.program.timeZone, now);
