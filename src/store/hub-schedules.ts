@@ -52,8 +52,9 @@ export class HubScheduleRepository {
     this.applied = db.prepare(`UPDATE hub_schedules SET applied_occurrence = @occurrence, applied_at = @now
       WHERE device_id = @deviceId AND command_id IS @commandId`);
     this.remove = db.prepare('DELETE FROM hub_schedules WHERE device_id = ?');
+    // Looked up by the commands' unique id, row by row: the table has a row per scheduled device.
     this.removeFailed = db.prepare(`DELETE FROM hub_schedules
-      WHERE command_id IN (SELECT id FROM commands WHERE state = 'FAILED')`);
+      WHERE EXISTS (SELECT 1 FROM commands WHERE id = hub_schedules.command_id AND state = 'FAILED')`);
   }
 
   /** Stores a device's program with the occurrence already applied; on disk when this returns. */
