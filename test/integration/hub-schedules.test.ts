@@ -69,10 +69,14 @@ function heatPumpRecord(port: number) {
   }, { type: 'AC' });
 }
 
-/** The system's clock, set to `iso` now and running on from there. */
-function clockAt(iso: string): Clock {
-  const offset = Date.parse(iso) - Date.now();
-  return { now: () => Date.now() + offset };
+/** The system's clock, set to `iso` now and running on from there; `set` moves it (as NTP would). */
+function clockAt(iso: string): Clock & { set(iso: string): void } {
+  let offset = 0;
+  const set = (to: string) => {
+    offset = Date.parse(to) - Date.now();
+  };
+  set(iso);
+  return { now: () => Date.now() + offset, set };
 }
 
 test('submitted through the API, EXECUTED once read back; the skipped hour at the jump; a restart applies the next event once', async (t) => {
@@ -86,9 +90,11 @@ test('submitted through the API, EXECUTED once read back; the skipped hour at th
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const first = clockAt('2027-03-28T00:59:52Z');
+  const first = clockAt('2027-03-28T00:59:00Z');
   unit.now = first.now;
   const hub = await startMqttHub(t, { broker, dataDir, clock: first, records: [heatPumpRecord(sim.port)] });
+  await until('the heat pump to be read', () => (hub.daemon.modbus!.isReachable(hub.device(HEAT_PUMP)!) ? true : undefined));
+  first.set('2027-03-28T00:59:55Z'); // five seconds before the clocks in Berlin jump from 02:00 to 03:00
   const res = await hub.api(`/hvacs/${HEAT_PUMP}/commands/schedule`, { method: 'POST', json: { schedules: PROGRAM } });
   assert.equal(res.status, 200);
   const submitted = (await res.json()) as { id: string; state: string };
@@ -106,12 +112,16 @@ test('submitted through the API, EXECUTED once read back; the skipped hour at th
   await hub.stop();
 
   // Started again a minute later (in the week): the event in force was applied, the next one is due.
-  const second = clockAt('2027-03-28T01:00:55Z');
+  const second = clockAt('2027-03-28T01:00:20Z');
   unit.now = second.now;
   const again = await startMqttHub(t, { broker, dataDir, clock: second });
   const reads = unit.reads;
   await until('the new hub to read the heat pump', () => (unit.reads > reads + 2 ? true : undefined));
   assert.deepEqual(unit.take(), [], 'the event in force is not applied again');
+  // The clock moves on to three seconds before the next event; the hub notices a clock set forward
+  // within a minute (its timer's cap), and is told at once here so as not to wait for that.
+  second.set('2027-03-28T01:00:57Z');
+  again.daemon.schedules!.wake();
   await until('the next event', () => (unit.writes.length >= 2 ? true : undefined));
   const atNext = unit.writes.map((w) => w.atMs);
   assert.deepEqual(unit.take(), ['mode HEAT', 'setpoint 22']);
@@ -151,7 +161,7 @@ test('killed with SIGKILL after an event was applied: the restarted hub does not
   };
   const env = { HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY };
 
-  const first = await startHubProcess({ ...env, HUB_TEST_NOW: '2027-03-28T00:59:50Z' }, [], 20_000, 'test/support/hub-at.ts');
+  const first = await startHubProcess({ ...env, HUB_TEST_NOW: '2027-03-28T00:59:45Z' }, [], 20_000, 'test/support/hub-at.ts');
   t.after(() => first.kill());
   const res = await fetch(`${first.url}/v1.0.0/hvacs/${HEAT_PUMP}/commands/schedule`, {
     method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' }, body: JSON.stringify({ schedules: PROGRAM }),
@@ -169,7 +179,7 @@ test('killed with SIGKILL after an event was applied: the restarted hub does not
   assert.deepEqual(unit.take(), ['mode REDUCED', 'setpoint 17']);
   await first.kill('SIGKILL');
 
-  const second = await startHubProcess({ ...env, HUB_TEST_NOW: '2027-03-28T01:00:52Z' }, [], 20_000, 'test/support/hub-at.ts');
+  const second = await startHubProcess({ ...env, HUB_TEST_NOW: '2027-03-28T01:00:45Z' }, [], 20_000, 'test/support/hub-at.ts');
   t.after(() => second.kill());
   const reads = unit.reads;
   await until('the restarted hub to read the heat pump', () => (unit.reads > reads + 2 ? true : undefined));
