@@ -19,6 +19,8 @@ export class Store {
   readonly ocpp: OcppRepository;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
+  /** How many times sync() found that another process had written: a cheap "anything new?" for pollers. */
+  externalWriteCount = 0;
   private readonly nextTurn = () => {
     this.lookedThisTurn = false;
   };
@@ -52,6 +54,7 @@ export class Store {
     this.lookedThisTurn = true;
     setImmediate(this.nextTurn);
     if (!this.externalWrites.happened()) return;
+    this.externalWriteCount++;
     this.devices.forgetAll();
     this.apiKeys.forgetAll();
   }
