@@ -1,6 +1,7 @@
 // The store: one database, one repository per table, and the few writes that span tables.
 import { openDatabase, type Db } from './db.ts';
 import { ExternalWrites } from './external-writes.ts';
+import { DeviceMembership } from './device-membership.ts';
 import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
@@ -17,6 +18,7 @@ export class Store {
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
   readonly ocpp: OcppRepository;
+  readonly membership: DeviceMembership;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
   /** How many times sync() found that another process had written: a cheap "anything new?" for pollers. */
@@ -33,6 +35,7 @@ export class Store {
     this.connectSessions = new ConnectSessionRepository(db);
     this.vehicleImages = new VehicleImageRepository(db);
     this.ocpp = new OcppRepository(db);
+    this.membership = new DeviceMembership(db);
   }
 
   static open(path: string): Store {
