@@ -1,6 +1,7 @@
 // The store: one database, one repository per table, and the few writes that span tables.
 import { openDatabase, type Db } from './db.ts';
 import { ExternalWrites } from './external-writes.ts';
+import { DeviceMembership } from './device-membership.ts';
 import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
@@ -19,8 +20,11 @@ export class Store {
   readonly vehicleImages: VehicleImageRepository;
   readonly ocpp: OcppRepository;
   readonly hubSchedules: HubScheduleRepository;
+  readonly membership: DeviceMembership;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
+  /** How many times sync() found that another process had written: a cheap "anything new?" for pollers. */
+  externalWriteCount = 0;
   private readonly nextTurn = () => {
     this.lookedThisTurn = false;
   };
@@ -34,6 +38,7 @@ export class Store {
     this.vehicleImages = new VehicleImageRepository(db);
     this.ocpp = new OcppRepository(db);
     this.hubSchedules = new HubScheduleRepository(db);
+    this.membership = new DeviceMembership(db);
   }
 
   static open(path: string): Store {
@@ -55,6 +60,7 @@ export class Store {
     this.lookedThisTurn = true;
     setImmediate(this.nextTurn);
     if (!this.externalWrites.happened()) return;
+    this.externalWriteCount++;
     this.devices.forgetAll();
     this.apiKeys.forgetAll();
   }
