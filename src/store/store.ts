@@ -8,6 +8,7 @@ import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
+import { HubScheduleRepository } from './hub-schedules.ts';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
@@ -18,6 +19,7 @@ export class Store {
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
   readonly ocpp: OcppRepository;
+  readonly hubSchedules: HubScheduleRepository;
   readonly membership: DeviceMembership;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
@@ -35,6 +37,7 @@ export class Store {
     this.connectSessions = new ConnectSessionRepository(db);
     this.vehicleImages = new VehicleImageRepository(db);
     this.ocpp = new OcppRepository(db);
+    this.hubSchedules = new HubScheduleRepository(db);
     this.membership = new DeviceMembership(db);
   }
 
@@ -62,12 +65,16 @@ export class Store {
     this.apiKeys.forgetAll();
   }
 
-  /** Deletes a device for good: its row and image go, its pending commands fail, it stays deleted. */
+  /**
+   * Deletes a device for good: its row, image and hub-run program go, its pending commands fail, it
+   * stays deleted.
+   */
   deleteDevice(device: DeviceRecord, nowMs: number): number {
     return this.db.transaction(() => {
       this.devices.delete(device, nowMs);
       this.vehicleImages.delete(device.id);
       this.ocpp.forgetDevice(device.id);
+      this.hubSchedules.delete(device.id);
       return this.commands.failPending(device.id, 'Device was deleted', nowMs);
     })();
   }
