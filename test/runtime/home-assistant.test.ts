@@ -336,7 +336,7 @@ test('home assistant: a deleted device disappears, a renamed one is renamed, the
   const renamed = prepareImport([{ ...(records()[2] as object), staticData: { vendor: 'SMA', name: 'Grid meter', model: 'test' } }], Date.now(), (id) => cli.devices.get(id)?.kind);
   cli.importDevices(renamed.devices, renamed.images, Date.now());
   const newName = watch.next((m) => m.topic === config('sensor', METER, 'grid_power') && m.payload.includes('"name":"Grid meter"'));
-  hub.daemon.homeAssistant!.publishAll();
+  hub.daemon.homeAssistant!.resync(); // what its timer does every minute
   await newName;
 
   // Home Assistant restarted: its birth message, and the hub publishes every config again.

@@ -36,6 +36,9 @@ export interface HomeAssistantDeps {
   /** How a command is stored and handed on: the API's way. */
   intake: CommandIntake;
   log: Logger;
+  /** How often every device is compared with what was published (changes no event tells: a rename by
+   * the hub command in another process). */
+  resyncMs?: number;
 }
 
 /** What was last published for a device: config payloads by topic, its state and availability. */
@@ -50,6 +53,7 @@ export class HomeAssistantBridge {
   private hubConfigs = new Set<string>();
   private client: MqttClient | undefined;
   private offEvents: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private readonly onConnect = (client: MqttClient) => this.connected(client);
   private readonly onMessage = (topic: string, payload: Buffer, packet: IPublishPacket) => this.message(topic, payload, packet);
 
@@ -60,11 +64,15 @@ export class HomeAssistantBridge {
     this.offEvents = this.deps.events.on((event) => this.onEvent(event));
     const client = this.deps.link.client;
     if (client?.connected) this.connected(client);
+    this.timer = setInterval(() => this.resync(), this.deps.resyncMs ?? 60_000);
+    this.timer.unref();
   }
 
   /** Says the hub is going (a clean stop sends no last will); call before the broker link stops. */
   async stop(): Promise<void> {
     this.deps.link.off('connect', this.onConnect);
+    clearInterval(this.timer);
+    this.timer = undefined;
     this.offEvents?.();
     this.offEvents = undefined;
     const client = this.client;
@@ -75,16 +83,27 @@ export class HomeAssistantBridge {
 
   /** Everything again: on each connection and on Home Assistant's birth message. */
   publishAll(): void {
+    this.pass(true);
+  }
+
+  /** Publishes what changed since the last pass (only that), for devices changed by another process. */
+  resync(): void {
+    this.pass(false);
+  }
+
+  private pass(force: boolean): void {
     if (!this.client?.connected) return;
     this.deps.store.sync();
-    this.publish(this.deps.topics.hubStatus, ONLINE);
-    const hub = hubDiscovery(this.deps.topics, this.deps.origin);
-    this.hubConfigs = new Set(hub.map((e) => e.topic));
-    for (const entry of hub) this.publish(entry.topic, JSON.stringify(entry.payload));
+    if (force) {
+      this.publish(this.deps.topics.hubStatus, ONLINE);
+      const hub = hubDiscovery(this.deps.topics, this.deps.origin);
+      this.hubConfigs = new Set(hub.map((e) => e.topic));
+      for (const entry of hub) this.publish(entry.topic, JSON.stringify(entry.payload));
+    }
     const present = new Set<string>();
     for (const device of this.deps.store.devices.all()) {
       present.add(device.id);
-      this.refresh(device, true);
+      this.refresh(device, force);
     }
     for (const id of [...this.published.keys()]) if (!present.has(id)) this.remove(id);
   }
