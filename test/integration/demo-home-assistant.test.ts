@@ -4,11 +4,8 @@
 // the driverless VW over OCPP through the carport's Zaptec).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { demoMqttListen, startDemoMqtt } from '../../src/sim/demo-mqtt.ts';
-import { demoOcpp } from '../../src/sim/demo-ocpp.ts';
-import { demoRecords } from '../../src/demo/site.ts';
-import { startMqttHub, type MqttHub } from '../support/mqtt-hub.ts';
-import type { TestBroker } from '../support/broker.ts';
+import { demoMqttListen } from '../../src/sim/demo-mqtt.ts';
+import { startDemoHub } from '../support/demo-hub.ts';
 import { TopicWatch } from '../support/topic-watch.ts';
 
 const TESLA = '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01';
@@ -22,22 +19,9 @@ test('demo: HUB_DEMO_MQTT_LISTEN opens the demo broker to the home network', () 
 });
 
 test('demo: every device of the demo household shows up in Home Assistant', async (t) => {
-  const demo = await startDemoMqtt();
-  if (!demo) return t.skip('aedes (a development dependency) is not installed');
-  const broker: TestBroker = {
-    kind: 'aedes', port: Number(new URL(demo.url).port), url: demo.url, supportsMqtt5: false,
-    stop: async () => {}, restart: async () => { throw new Error('the demo broker is not restarted here'); },
-  };
-  const ocpp = demoOcpp();
-  const records = demoRecords(Date.now(), { ...demo.bindings, zaptec: ocpp.binding }) as { id: string; kind: string }[];
-  let hub: MqttHub;
-  try {
-    hub = await startMqttHub(t, { broker, records, config: { homeAssistant: { enabled: true } } });
-  } finally {
-    t.after(() => demo.stop()); // after the hub's own teardown, registered first
-  }
-  t.after(() => ocpp.stop());
-  await ocpp.connect(hub.daemon.url);
+  const started = await startDemoHub(t, { homeAssistant: { enabled: true } });
+  if (!started) return t.skip('aedes (a development dependency) is not installed');
+  const { demo, records } = started;
   // Home Assistant subscribes to its discovery prefix.
   const ha = await TopicWatch.start(t, demo.url, ['homeassistant/#']);
   const deviceOf = (payload: string) => (payload ? (JSON.parse(payload).device?.identifiers?.[0] as string | undefined) : undefined);
