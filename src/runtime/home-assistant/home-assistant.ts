@@ -159,6 +159,9 @@ export class HomeAssistantBridge {
 
   /** A deleted device leaves Home Assistant: empty retained configs, and its retained topics cleared. */
   private remove(deviceId: string): void {
+    // Away from the broker, the device stays listed: the pass at the next connection finds it gone
+    // from the store and removes it then.
+    if (!this.client?.connected) return;
     const known = this.published.get(deviceId);
     this.published.delete(deviceId);
     if (!known) return;
@@ -213,7 +216,8 @@ export class HomeAssistantBridge {
   }
 
   private publish(topic: string, text: string): void {
-    // QoS 1 and retained: Home Assistant (re)starting later still finds configs, states and availability.
-    this.client?.publish(topic, text, { qos: 1, retain: true });
+    // Nothing is queued while the broker is away (each connection publishes everything anew). QoS 1
+    // and retained: a Home Assistant (re)starting later still finds configs, states and availability.
+    if (this.client?.connected) this.client.publish(topic, text, { qos: 1, retain: true });
   }
 }
