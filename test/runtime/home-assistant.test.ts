@@ -225,14 +225,23 @@ test('home assistant: every kind is discovered, retained, with the components, c
   });
   assert.ok(climate.modes.every((mode: string) => ['auto', 'off', 'cool', 'heat', 'dry', 'fan_only'].includes(mode)), 'climate.mqtt modes');
 
+  // Every device has a last-updated timestamp, shown while the hub runs, even while the device is offline.
+  const lastUpdated = JSON.parse((await configured(watch, config('sensor', CAR, 'last_updated'))).payload);
+  assert.deepEqual([lastUpdated.device_class, lastUpdated.entity_category, lastUpdated.unit_of_measurement], ['timestamp', 'diagnostic', undefined]);
+  assert.deepEqual(lastUpdated.availability, [{ topic: `${BASE}/status`, payload_available: 'online', payload_not_available: 'offline' }]);
+
   // The hub itself, which every device is `via_device` of.
   const hubStatus = JSON.parse((await configured(watch, `homeassistant/binary_sensor/${NODE}/${NODE}_status/config`)).payload);
   assert.deepEqual([hubStatus.device.identifiers, hubStatus.device_class, hubStatus.state_topic], [[NODE], 'connectivity', `${BASE}/status`]);
 
   // States: one JSON per device, in the entities' units.
   await watch.until((m) => m.topic === stateTopic(METER) && m.payload.includes('1234.5'), 10_000, 'the meter\'s state');
-  assert.deepEqual(watch.json(stateTopic(METER)), { grid_power: 1.2, energy_imported: 1234.5, energy_exported: 567.8 });
-  assert.deepEqual(watch.json(stateTopic(BATTERY)), { state_of_charge: 64, charge_power: 0, discharge_power: 0.8, charging_state: 'DISCHARGING', capacity: 10.24 });
+  const { last_updated: meterUpdated, ...meter } = watch.json(stateTopic(METER));
+  assert.deepEqual(meter, { grid_power: 1.2, energy_imported: 1234.5, energy_exported: 567.8 });
+  assert.match(meterUpdated, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/, 'an ISO 8601 time with its zone');
+  const { last_updated: batteryUpdated, ...battery } = watch.json(stateTopic(BATTERY));
+  assert.deepEqual(battery, { state_of_charge: 64, charge_power: 0, discharge_power: 0.8, charging_state: 'DISCHARGING', capacity: 10.24 });
+  assert.equal(batteryUpdated, '2026-11-01T00:00:00Z');
   const quoted = await watch.until((m) => m.topic === stateTopic(TARIFF) && typeof JSON.parse(m.payload || '{}')['price'] === 'number', 10_000, 'the price');
   assert.equal(JSON.parse(quoted.payload)['price'], hub.device(TARIFF)!.state!['pricePerKwh']);
   await watch.until((m) => m.topic === stateTopic(ZONE) && m.payload.includes('"mode":"auto"'), 10_000, 'the zone\'s state');

@@ -129,12 +129,12 @@ export function hubDiscovery(topics: HaTopics, origin: Origin): DiscoveryEntry[]
 /** The configs of a device's entities: its sensors (those it reports) and the controls it is offered. */
 export function deviceDiscovery(topics: HaTopics, device: DeviceRecord, offers: Offers, origin: Origin): DiscoveryEntry[] {
   const vendor = VENDOR_NAMES[device.vendor] ?? device.vendor;
-  const common = {
-    availability: [
-      { topic: topics.hubStatus, payload_available: ONLINE, payload_not_available: OFFLINE },
-      { topic: topics.availability(device.id), payload_available: ONLINE, payload_not_available: OFFLINE },
-    ],
+  const hubAvailability = { topic: topics.hubStatus, payload_available: ONLINE, payload_not_available: OFFLINE };
+  const availability = {
+    availability: [hubAvailability, { topic: topics.availability(device.id), payload_available: ONLINE, payload_not_available: OFFLINE }],
     availability_mode: 'all',
+  };
+  const common = {
     device: {
       identifiers: [topics.deviceIdentifier(device.id)],
       name: device.name ?? `${vendor} ${KIND_LABEL[device.kind].toLowerCase()}`,
@@ -145,15 +145,16 @@ export function deviceDiscovery(topics: HaTopics, device: DeviceRecord, offers: 
     origin,
   };
   const stateTopic = topics.state(device.id);
-  const entry = (component: string, key: string, body: Record<string, unknown>): DiscoveryEntry => {
+  const entry = (component: string, key: string, body: Record<string, unknown>, whileHubRuns = false): DiscoveryEntry => {
     const uniqueId = `${topics.deviceIdentifier(device.id)}_${key}`;
-    return { topic: topics.config(component, uniqueId), payload: { ...body, unique_id: uniqueId, ...common } };
+    const available = whileHubRuns ? { availability: [hubAvailability] } : availability;
+    return { topic: topics.config(component, uniqueId), payload: { ...body, unique_id: uniqueId, ...available, ...common } };
   };
   const out: DiscoveryEntry[] = [];
   for (const spec of offeredSensors(device)) {
     const config: Record<string, unknown> = { ...spec.config };
     if (device.kind === 'tariff' && spec.key === 'price') config['unit_of_measurement'] = `${tariffCurrency(device)}/kWh`;
-    out.push(entry(spec.component, spec.key, { name: spec.name, state_topic: stateTopic, value_template: `{{ value_json.${spec.key} }}`, ...config }));
+    out.push(entry(spec.component, spec.key, { name: spec.name, state_topic: stateTopic, value_template: `{{ value_json.${spec.key} }}`, ...config }, spec.whileHubRuns));
   }
   for (const control of controlsOf(device, offers)) {
     const body: Record<string, unknown> = { name: control.name, ...control.config };

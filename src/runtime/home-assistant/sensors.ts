@@ -11,6 +11,7 @@
 // A price per kWh has no device class (`monetary` takes a bare currency unit) and a unit ending in
 // `/kWh`, which is what the energy dashboard asks of a price entity (validate.py, ENERGY_PRICE_UNITS).
 import type { DeviceRecord } from '../../domain/device.ts';
+import { formatTimestamp } from '../../domain/time.ts';
 import { BATTERY_CHARGING_STATES, CHARGER_CHARGING_STATES, PV_POWER_STATES, type DeviceKind } from '../../domain/vocabulary.ts';
 
 export interface SensorSpec {
@@ -21,6 +22,8 @@ export interface SensorSpec {
   read(device: DeviceRecord): unknown;
   /** Offered only once the device has reported it (a vehicle whose bridge has no range, say). */
   whenKnown?: boolean;
+  /** Available while the hub runs, even while the device is offline (when it was last heard of). */
+  whileHubRuns?: boolean;
   config: Record<string, unknown>;
 }
 
@@ -106,8 +109,20 @@ const TARIFF: SensorSpec[] = [
   },
 ];
 
+/**
+ * Every device has this one, so that every device appears in Home Assistant even before it reports
+ * anything (a car no bridge reads): when the hub last heard of it, a `timestamp` sensor (an ISO 8601
+ * time with its zone, the sensor documentation's format).
+ */
+const LAST_UPDATED: SensorSpec = {
+  key: 'last_updated', component: 'sensor', name: 'Last updated', whileHubRuns: true,
+  read: (d) => (d.lastUpdatedMs === null ? undefined : formatTimestamp(d.lastUpdatedMs)),
+  config: { device_class: 'timestamp', entity_category: 'diagnostic' },
+};
+
 export const SENSORS: Record<DeviceKind, readonly SensorSpec[]> = {
-  battery: BATTERY, pvInverter: PV_INVERTER, meter: METER, charger: CHARGER, vehicle: VEHICLE, hvac: HVAC, tariff: TARIFF,
+  battery: [...BATTERY, LAST_UPDATED], pvInverter: [...PV_INVERTER, LAST_UPDATED], meter: [...METER, LAST_UPDATED],
+  charger: [...CHARGER, LAST_UPDATED], vehicle: [...VEHICLE, LAST_UPDATED], hvac: [...HVAC, LAST_UPDATED], tariff: [...TARIFF, LAST_UPDATED],
 };
 
 /** The currency a tariff quotes in: what its feed says, else its static data (EUR when neither). */
