@@ -10,6 +10,7 @@ import { TopicWatch } from '../support/topic-watch.ts';
 
 const TESLA = '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01';
 const VW = '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad02';
+const DAIKIN = '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b02';
 
 test('demo: HUB_DEMO_MQTT_LISTEN opens the demo broker to the home network', () => {
   assert.deepEqual(demoMqttListen(undefined), { host: '127.0.0.1', port: 0 });
@@ -34,6 +35,10 @@ test('demo: every device of the demo household shows up in Home Assistant', asyn
       await ha.until((m) => m.topic === topic && m.payload !== '', 10_000, topic);
     }
   }
+  // The Daikin's board takes modes only (the hub runs its schedule): its modes are its driver's own.
+  const daikin = await ha.until((m) => m.topic === `homeassistant/climate/home_energy_hub/home_energy_hub_${DAIKIN}_climate/config` && m.payload !== '');
+  assert.deepEqual(JSON.parse(daikin.payload).modes, ['off', 'heat', 'auto']);
+  assert.equal(JSON.parse(daikin.payload).temperature_command_topic, undefined, 'no setpoint: ESPAltherma cannot write one');
   const climates = ha.seen.filter((m) => m.topic.startsWith('homeassistant/climate/') && m.payload !== '');
   assert.equal(new Set(climates.map((m) => m.topic)).size, records.filter((r) => r.kind === 'hvac').length, 'one climate entity per HVAC unit');
 });
