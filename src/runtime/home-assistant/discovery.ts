@@ -171,6 +171,14 @@ export function deviceDiscovery(topics: HaTopics, device: DeviceRecord, offers: 
   return out;
 }
 
+/** Everything a device's configs are made of, as one text: configs are rebuilt only when it changes. */
+export function discoveryIdentity(device: DeviceRecord, offers: Offers): string {
+  return JSON.stringify([
+    device.name, device.model, device.vendor, device.hvacType, offeredSensors(device).map((spec) => spec.key),
+    device.kind === 'tariff' ? tariffCurrency(device) : null, [...offers],
+  ]);
+}
+
 /** The device's state topic: every value its entities read, null where the device has none. */
 export function deviceState(device: DeviceRecord, offers: Offers): Record<string, unknown> {
   const out: Record<string, unknown> = {};

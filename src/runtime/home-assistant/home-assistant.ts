@@ -22,7 +22,7 @@ import type { BrokerLink } from '../../transport/broker-link.ts';
 import { createCommand, type CommandIntake } from '../commands/create-command.ts';
 import type { HubEvent, HubEvents } from '../events/hub-events.ts';
 import type { Offers } from './controls.ts';
-import { availabilityOf, deviceDiscovery, deviceState, hubDiscovery, OFFLINE, ONLINE, type HaTopics, type Origin } from './discovery.ts';
+import { availabilityOf, deviceDiscovery, discoveryIdentity, deviceState, hubDiscovery, OFFLINE, ONLINE, type HaTopics, type Origin } from './discovery.ts';
 import { haCommand } from './ha-commands.ts';
 
 export interface HomeAssistantDeps {
@@ -44,6 +44,8 @@ export interface HomeAssistantDeps {
 /** What was last published for a device: config payloads by topic, its state and availability. */
 interface Published {
   configs: Map<string, string>;
+  /** What the configs were built from (discoveryIdentity). */
+  identity?: string;
   state?: string;
   availability?: string;
 }
@@ -145,10 +147,16 @@ export class HomeAssistantBridge {
       known = { configs: new Map() };
       this.published.set(device.id, known);
     }
-    const configs = new Map(deviceDiscovery(this.deps.topics, device, offers, this.deps.origin).map((e) => [e.topic, JSON.stringify(e.payload)]));
-    for (const topic of known.configs.keys()) if (!configs.has(topic)) this.publish(topic, '');
-    for (const [topic, text] of configs) if (force || known.configs.get(topic) !== text) this.publish(topic, text);
-    known.configs = configs;
+    // Most updates change values only: the configs are built again only when what they are made of
+    // changed (names, what is reported, what can be commanded), or when everything is republished.
+    const identity = discoveryIdentity(device, offers);
+    if (force || identity !== known.identity) {
+      const configs = new Map(deviceDiscovery(this.deps.topics, device, offers, this.deps.origin).map((e) => [e.topic, JSON.stringify(e.payload)]));
+      for (const topic of known.configs.keys()) if (!configs.has(topic)) this.publish(topic, '');
+      for (const [topic, text] of configs) if (force || known.configs.get(topic) !== text) this.publish(topic, text);
+      known.configs = configs;
+      known.identity = identity;
+    }
     const state = JSON.stringify(deviceState(device, offers));
     if (force || known.state !== state) this.publish(this.deps.topics.state(device.id), state);
     known.state = state;
