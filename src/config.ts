@@ -56,6 +56,20 @@ export const ConfigSchema = z.strictObject({
       topicPrefix: z.string().regex(/^[^#+]+$/, 'must not contain MQTT wildcards').default('home-energy-hub/events'),
     }).prefault({}),
   }).optional(),
+  /**
+   * Home Assistant's MQTT discovery on the household broker (docs/home-assistant.md): every device
+   * appears in Home Assistant, its state follows, and what it can do is commanded through the hub.
+   * Off: what an earlier run published under `discoveryPrefix`/…/`nodeId` is removed.
+   */
+  homeAssistant: z.strictObject({
+    enabled: z.boolean().default(false),
+    /** Home Assistant's `discovery_prefix` (its MQTT integration's setting; homeassistant by default). */
+    discoveryPrefix: z.string().regex(/^[^#+\s/][^#+\s]*$/, 'must be a topic without MQTT wildcards, spaces or a leading /').default('homeassistant'),
+    /** The `node_id` of the discovery topics; tells two hubs on one broker apart. */
+    nodeId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1 to 64 letters, digits, - or _').default('home_energy_hub'),
+    /** Where the hub publishes states and availability and listens for Home Assistant's commands. */
+    topicPrefix: z.string().regex(/^[^#+\s/][^#+\s]*$/, 'must be a topic without MQTT wildcards, spaces or a leading /').default('home-energy-hub/ha'),
+  }).prefault({}),
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
   }).prefault({}),

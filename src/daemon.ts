@@ -39,6 +39,10 @@ import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
+import { HaTopics } from './runtime/home-assistant/discovery.ts';
+import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
+import { HomeAssistantCleaner } from './runtime/home-assistant/ha-cleaner.ts';
+import { hubOrigin } from './runtime/home-assistant/origin.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -85,6 +89,9 @@ export class Daemon {
   readonly events = new HubEvents();
   private watcher: DeviceWatcher | undefined;
   private publisher: EventPublisher | undefined;
+  /** Home Assistant's MQTT discovery (homeAssistant.enabled), or the cleaner that takes it back. */
+  homeAssistant: HomeAssistantBridge | undefined;
+  private haCleaner: HomeAssistantCleaner | undefined;
 
   constructor(private readonly options: DaemonOptions) {}
 
@@ -194,10 +201,14 @@ export class Daemon {
     const store = this.store;
     this.modbus = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events: this.events });
     this.modbus.registerVendors(this.vendors);
+    const haTopics = new HaTopics(config.homeAssistant);
     // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
       const { events: eventSettings, staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
-      this.broker = new BrokerLink(endpoint, log.child({ part: 'broker' }));
+      // With Home Assistant's discovery, the broker tells Home Assistant the hub is gone when its
+      // connection dies (the last will); a clean stop says so itself.
+      const will = config.homeAssistant.enabled ? { topic: haTopics.hubStatus, payload: 'offline', qos: 1 as const, retain: true } : undefined;
+      this.broker = new BrokerLink({ ...endpoint, will }, log.child({ part: 'broker' }));
       this.mqtt = new MqttRuntime({
         store, registry: builtInMqttDrivers(), link: this.broker, events: this.events, clock, log,
         settings: { defaultStaleAfterMs: staleAfterSeconds * 1000 },
@@ -220,6 +231,20 @@ export class Daemon {
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
+    if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
+    if (this.broker) {
+      const haLog = log.child({ part: 'home-assistant' });
+      if (config.homeAssistant.enabled) {
+        const worker = this.worker;
+        this.homeAssistant = new HomeAssistantBridge({
+          store, link: this.broker, events: this.events, topics: haTopics, origin: hubOrigin(), log: haLog,
+          offers: (device) => worker.offers(device),
+          intake: { store, clock, log, ttlMs: config.commands.ttlSeconds * 1000, commandCreated: (command) => this.runtime.commandCreated(command) },
+        });
+      } else {
+        this.haCleaner = new HomeAssistantCleaner(this.broker, haTopics, haLog);
+      }
+    }
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
       this.runtime = new HubRuntime({
         modbus: this.modbus, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
@@ -228,6 +253,8 @@ export class Daemon {
     this.modbus.start();
     this.mqtt?.start();
     this.ocpp.start();
+    this.homeAssistant?.start();
+    this.haCleaner?.start();
     this.broker?.start();
     this.watcher.start();
     this.worker.start();
@@ -318,6 +345,10 @@ export class Daemon {
     this.ocpp = undefined;
     await this.mqtt?.stop();
     this.publisher?.stop();
+    await this.homeAssistant?.stop();
+    this.homeAssistant = undefined;
+    this.haCleaner?.stop();
+    this.haCleaner = undefined;
     await this.broker?.stop();
     this.mqtt = undefined;
     this.broker = undefined;

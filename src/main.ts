@@ -37,7 +37,8 @@ async function main(): Promise<void> {
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
   // Both are loaded only for the demo: a hub without Modbus devices never loads modbus-serial.
   const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators() : undefined;
-  const demoMqtt = demo && !config.mqtt ? await (await import('./sim/demo-mqtt.ts')).startDemoMqtt() : undefined;
+  const demoMqttModule = demo && !config.mqtt ? await import('./sim/demo-mqtt.ts') : undefined;
+  const demoMqtt = demoMqttModule ? await demoMqttModule.startDemoMqtt(demoMqttModule.demoMqttListen(process.env['HUB_DEMO_MQTT_LISTEN'])) : undefined;
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
   // A Zaptec-like charger that speaks OCPP to the hub's own endpoint, once it listens.
   const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp() : undefined;
@@ -72,7 +73,9 @@ async function main(): Promise<void> {
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
       `  docs: ${daemon.url}/docs\n` +
-      `  the demo's devices and their ids:  npm run hub -- devices list\n\n`,
+      `  the demo's devices and their ids:  npm run hub -- devices list\n` +
+      (config.homeAssistant.enabled && config.mqtt ? `  Home Assistant: point its MQTT integration at the broker ${config.mqtt.url} (docs/home-assistant.md)\n` : '') +
+      '\n',
     );
   }
   let stopping = false;

@@ -90,3 +90,17 @@ test('mqtt.deviceUrl, the broker as devices reach it, is never a loopback addres
   const ok = loadConfig({ HUB_MQTT_URL: 'mqtt://127.0.0.1:1883', HUB_MQTT_DEVICE_URL: 'mqtt://192.168.1.5:1883' });
   assert.equal(ok.mqtt?.deviceUrl, 'mqtt://192.168.1.5:1883');
 });
+
+test('homeAssistant: off by default, Home Assistant\'s default prefix; a bad node id or prefix is named', (t) => {
+  const defaults = loadConfig({});
+  assert.deepEqual(defaults.homeAssistant, { enabled: false, discoveryPrefix: 'homeassistant', nodeId: 'home_energy_hub', topicPrefix: 'home-energy-hub/ha' });
+  const on = loadConfig({ HUB_CONFIG: yamlFile(t, 'homeAssistant:\n  enabled: true\n  nodeId: attic-hub\n') });
+  assert.deepEqual([on.homeAssistant.enabled, on.homeAssistant.nodeId, on.homeAssistant.discoveryPrefix], [true, 'attic-hub', 'homeassistant']);
+  const file = yamlFile(t, 'homeAssistant:\n  enabled: yes please\n  discoveryPrefix: "ha/#"\n  nodeId: attic hub\n  colour: blue\n');
+  assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: ConfigError) => {
+    assert.deepEqual(err.problems.map((p) => p.field).sort(), ['homeAssistant.colour', 'homeAssistant.discoveryPrefix', 'homeAssistant.enabled', 'homeAssistant.nodeId']);
+    assert.match(err.message, /homeAssistant\.nodeId: must be 1 to 64 letters, digits, - or _/);
+    assert.match(err.message, /homeAssistant\.discoveryPrefix: must be a topic without MQTT wildcards/);
+    return true;
+  });
+});

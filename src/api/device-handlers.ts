@@ -1,6 +1,5 @@
 // The behaviour that several resources share: list pages, ownership-aware lookup, deletion,
 // refresh, and command submission. Resource files stay a list of operations.
-import { randomUUID } from 'node:crypto';
 import type { ApiDeps } from './deps.ts';
 import { disconnected, notFound } from './errors.ts';
 import * as present from '../runtime/present.ts';
@@ -9,6 +8,7 @@ import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandType, DeviceKind, SortField, SortOrder, HvacType } from '../domain/vocabulary.ts';
 import type { DeviceFilter } from '../store/devices.ts';
 import { DeviceUnreachableError } from '../runtime/live.ts';
+import { createCommand } from '../runtime/commands/create-command.ts';
 import type { CommandState } from '../domain/vocabulary.ts';
 
 export interface ListQuery {
@@ -77,19 +77,10 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string)
 
 /** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
 export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
-  const now = deps.clock.now();
-  const record = deps.store.commands.create({
-    id: randomUUID(),
-    deviceId: device.id,
-    deviceKind: device.kind,
-    userId: device.userId,
-    type,
-    payload,
-    createdAtMs: now,
-    expiresAtMs: now + deps.settings.commandTtlMs,
-  });
-  deps.log.info({ command: record.id, device: device.id, type }, 'command queued');
-  deps.runtime.commandCreated(record);
+  const record = createCommand({
+    store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs,
+    commandCreated: (command) => deps.runtime.commandCreated(command),
+  }, device, type, payload);
   return json(present.command(record));
 }
 

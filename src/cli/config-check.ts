@@ -12,6 +12,8 @@ export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv
   try {
     const config = loadConfig({ ...env, HUB_CONFIG: file });
     io.out(`${file}: OK (listens on ${config.http.host}:${config.http.port}, data in ${config.dataDir})`);
+    // Not a problem (the demo brings its own broker), but a hub started with this file publishes nothing.
+    if (config.homeAssistant.enabled && !config.mqtt) io.err('note: homeAssistant.enabled needs a broker (mqtt.url); without one nothing reaches Home Assistant');
     return 0;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

@@ -12,7 +12,7 @@ import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { DriverRegistry } from './driver-registry.ts';
 import { DEFAULT_SCHEDULER_SETTINGS, PollScheduler, type SchedulerSettings } from './scheduler.ts';
 import { COMMAND_TYPES, type CommandType } from '../domain/vocabulary.ts';
-import { CommandFailure, type CommandExecutor } from './commands/executor.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from './commands/executor.ts';
 import { commandValues } from './commands/command-values.ts';
 import type { HubEvents } from './events/hub-events.ts';
 
@@ -74,6 +74,16 @@ export class ModbusRuntime implements Runtime, CommandExecutor {
       return COMMAND_TYPES.filter((type) => commands[type]?.value !== undefined);
     } catch {
       return [];
+    }
+  }
+
+  commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
+    if (!this.handles(device)) return undefined;
+    try {
+      const def = this.deps.registry.definitionFor(device.driver!).commands?.[type];
+      return def?.value ? { value: def.value, stateField: def.confirmField } : undefined;
+    } catch {
+      return undefined;
     }
   }
 

@@ -18,8 +18,20 @@ export interface DemoMqtt {
   stop(): Promise<void>;
 }
 
+/**
+ * Where the demo's broker listens: loopback on a free port by default; `HUB_DEMO_MQTT_LISTEN`
+ * (`host:port`, e.g. `0.0.0.0:1883`) opens it to a Home Assistant on the home network
+ * (docs/home-assistant.md).
+ */
+export function demoMqttListen(value: string | undefined): { host: string; port: number } {
+  if (!value) return { host: '127.0.0.1', port: 0 };
+  const match = /^(.+):(\d{1,5})$/.exec(value.trim());
+  if (!match || Number(match[2]) > 65535) throw new Error(`HUB_DEMO_MQTT_LISTEN must be host:port (e.g. 0.0.0.0:1883), not ${value}`);
+  return { host: match[1]!.replace(/^\[|\]$/g, ''), port: Number(match[2]) };
+}
+
 /** Starts the demo broker and bridges; undefined when aedes is not installed (a production install). */
-export async function startDemoMqtt(): Promise<DemoMqtt | undefined> {
+export async function startDemoMqtt(listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }): Promise<DemoMqtt | undefined> {
   let Aedes: typeof import('aedes').Aedes;
   try {
     ({ Aedes } = await import('aedes'));
@@ -28,9 +40,11 @@ export async function startDemoMqtt(): Promise<DemoMqtt | undefined> {
   }
   const broker = await Aedes.createBroker();
   const server: Server = createServer((socket) => broker.handle(socket));
-  server.listen(0, '127.0.0.1');
+  server.listen(listen.port, listen.host);
   await once(server, 'listening');
-  const url = `mqtt://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // The hub and the bridges reach it on loopback when it listens on every address.
+  const host = listen.host === '0.0.0.0' || listen.host === '::' ? '127.0.0.1' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+  const url = `mqtt://${host}:${(server.address() as { port: number }).port}`;
 
   const charger = new GoESim(url, '100001');
   const car = new TeslaMateSim(url, '1');

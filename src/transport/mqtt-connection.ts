@@ -20,6 +20,8 @@ export interface MqttEndpoint {
   /** 5 by default; 4 (3.1.1) is tried when a broker refuses 5. */
   protocolVersion?: 4 | 5;
   keepaliveSeconds?: number;
+  /** The last will the broker publishes when the connection dies without a clean goodbye. */
+  will?: { topic: string; payload: string; qos: 0 | 1; retain: boolean };
 }
 
 export interface BackoffOptions {
@@ -45,6 +47,7 @@ export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): I
     queueQoSZero: false,
     reconnectPeriod: backoffDelay(0, { initialMs: 1000, maxMs: 60_000 }),
   };
+  if (endpoint.will) options.will = { ...endpoint.will, payload: Buffer.from(endpoint.will.payload) };
   if (endpoint.username !== undefined) options.username = endpoint.username;
   if (endpoint.password !== undefined) options.password = endpoint.password;
   if (endpoint.caFile) options.ca = readFileSync(endpoint.caFile);

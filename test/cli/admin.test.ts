@@ -90,6 +90,10 @@ test('config check reports every problem of a file without starting', async (t) 
   assert.equal(await w.run('config', 'check', bad), 2);
   assert.match(w.err.join('\n'), /2 problems in .*bad\.yaml:\n  http\.port: must be at least 0\n  http\.hots: is not a known setting/);
   assert.equal(readFileSync(bad, 'utf8').length > 0, true);
+  const lonely = join(w.dir, 'ha.yaml');
+  writeFileSync(lonely, 'homeAssistant:\n  enabled: true\n');
+  assert.equal(await w.run('config', 'check', lonely), 0);
+  assert.match(w.err.at(-1)!, /homeAssistant\.enabled needs a broker \(mqtt\.url\)/);
 });
 
 test('devices remove deletes for good and fails pending commands', async (t) => {

@@ -5,31 +5,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import mqtt from 'mqtt';
-import { startDemoMqtt } from '../../src/sim/demo-mqtt.ts';
-import { demoOcpp } from '../../src/sim/demo-ocpp.ts';
-import { demoRecords } from '../../src/demo/site.ts';
-import { startMqttHub, type MqttHub } from '../support/mqtt-hub.ts';
-import type { TestBroker } from '../support/broker.ts';
+import { startDemoHub } from '../support/demo-hub.ts';
 
 const TESLA = '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01';
 const VW = '5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad02';
 
 test('demo: the Tesla\'s CHARGING_STOP is carried out by the go-e charger, the driverless VW\'s over OCPP by the carport\'s Zaptec', async (t) => {
-  const demo = await startDemoMqtt();
-  if (!demo) return t.skip('aedes (a development dependency) is not installed');
-  const broker: TestBroker = {
-    kind: 'aedes', port: Number(new URL(demo.url).port), url: demo.url, supportsMqtt5: false,
-    stop: async () => {}, restart: async () => { throw new Error('the demo broker is not restarted here'); },
-  };
-  const ocpp = demoOcpp();
-  let hub: MqttHub;
-  try {
-    hub = await startMqttHub(t, { broker, records: demoRecords(Date.now(), { ...demo.bindings, zaptec: ocpp.binding }) });
-  } finally {
-    t.after(() => demo.stop()); // after the hub's own teardown, registered first
-  }
-  t.after(() => ocpp.stop());
-  await ocpp.connect(hub.daemon.url);
+  const started = await startDemoHub(t);
+  if (!started) return t.skip('aedes (a development dependency) is not installed');
+  const { demo, hub } = started;
   const writes: string[] = [];
   const listener = await mqtt.connectAsync(demo.url);
   t.after(() => listener.endAsync(true));

@@ -16,6 +16,8 @@ import type { HubEvent } from '../../src/runtime/events/hub-events.ts';
 import type { MqttRuntimeSettings } from '../../src/runtime/mqtt/mqtt-runtime.ts';
 import type { Clock } from '../../src/domain/time.ts';
 import { startBroker, type TestBroker } from './broker.ts';
+import { createCommand } from '../../src/runtime/commands/create-command.ts';
+import { systemClock } from '../../src/domain/time.ts';
 
 export const HUB_KEY = 'mqtt-hub-test-key-0123456789abcdef';
 
@@ -103,12 +105,9 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
     submit: (deviceId, type, payload, ttlMs = 60_000) => {
       const device = daemon.db.devices.get(deviceId);
       if (!device) throw new Error(`no device ${deviceId}`);
-      const now = Date.now();
-      const command = daemon.db.commands.create({
-        id: crypto.randomUUID(), deviceId, deviceKind: device.kind, userId: device.userId, type, payload, createdAtMs: now, expiresAtMs: now + ttlMs,
-      });
-      daemon.runtime.commandCreated(command);
-      return command;
+      return createCommand({
+        store: daemon.db, clock: systemClock, log: silentLogger(), ttlMs, commandCreated: (command) => daemon.runtime.commandCreated(command),
+      }, device, type, payload, 'test');
     },
     device: (id) => daemon.db.devices.get(id),
   };

@@ -12,7 +12,7 @@ import type { CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
-import { CommandFailure, type CommandExecutor } from './executor.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
 
 export interface CommandWorkerSettings {
   /** Longest wait for a device's confirmation, unless the driver's command says otherwise. */
@@ -28,6 +28,9 @@ export const DEFAULT_COMMAND_WORKER_SETTINGS: CommandWorkerSettings = {
 
 /** Vehicle commands a charger can carry out for the vehicle plugged into it. */
 const CHARGER_CAN_DO: readonly CommandType[] = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT'];
+
+/** A household's devices of one kind fit in one page. */
+const FIRST_PAGE = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
 
 interface DeviceQueue {
   waiting: CommandRecord[];
@@ -179,6 +182,38 @@ export class CommandWorker {
     }
   }
 
+  /**
+   * The commands the device can be offered, with what each takes: those of its own driver, and for
+   * a vehicle the charging commands of the charger its binding names or, when its owner has this one
+   * vehicle, of the owner's chargers. Whether that charger then has this car plugged in is decided
+   * when the command runs (targetOf), as for a command from the API.
+   */
+  offers(device: DeviceRecord): Map<CommandType, CommandShape> {
+    const out = new Map<CommandType, CommandShape>();
+    const add = (executor: CommandExecutor, target: DeviceRecord, only?: readonly CommandType[]) => {
+      for (const type of executor.supportedCommands(target)) {
+        if (out.has(type) || (only && !only.includes(type))) continue;
+        out.set(type, executor.commandShape?.(target, type) ?? {});
+      }
+    };
+    const own = this.deps.executors.find((e) => e.handles(device));
+    if (own) add(own, device);
+    if (device.kind !== 'vehicle') return out;
+    const named = device.driver?.['chargerId'];
+    let chargers: DeviceRecord[] = [];
+    if (typeof named === 'string') {
+      const charger = this.deps.store.devices.get(named.toLowerCase());
+      if (charger?.kind === 'charger') chargers = [charger];
+    } else if (this.deps.store.devices.list({ kind: 'vehicle', ownerId: device.userId }, FIRST_PAGE).total === 1) {
+      chargers = this.deps.store.devices.list({ kind: 'charger', ownerId: device.userId }, FIRST_PAGE).items;
+    }
+    for (const charger of chargers) {
+      const executor = this.deps.executors.find((e) => e.handles(charger));
+      if (executor) add(executor, charger, CHARGER_CAN_DO);
+    }
+    return out;
+  }
+
   /** Which runtime and device carry the command out, or why none can. */
   private targetOf(device: DeviceRecord, type: CommandType): Target | string {
     const executor = this.deps.executors.find((e) => e.handles(device));
@@ -217,15 +252,14 @@ export class CommandWorker {
     const hint = vehicle.driver
       ? `; set chargerId in the vehicle's binding (driver ${vehicle.driver.type}) to the id of the charger it charges at`
       : `; bind the vehicle, which has no driver, to the charger it charges at: {"type":"${CHARGER_BINDING}","chargerId":"<id of the charger>"}`;
-    const page = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
     const plugged = this.deps.store.devices
-      .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, page)
+      .list({ kind: 'charger', ownerId: vehicle.userId, isOnline: true }, FIRST_PAGE)
       .items.filter((c) => c.state?.['isPlugged'] === true);
     if (plugged.length !== 1) {
       return `${plugged.length === 0 ? 'no charger of its owner reports' : `${plugged.length} chargers of its owner report`} a plugged-in vehicle${hint}`;
     }
     const charger = plugged[0]!;
-    const vehicles = this.deps.store.devices.list({ kind: 'vehicle', ownerId: vehicle.userId }, page).total;
+    const vehicles = this.deps.store.devices.list({ kind: 'vehicle', ownerId: vehicle.userId }, FIRST_PAGE).total;
     if (vehicles > 1) return `its owner has ${vehicles} vehicles on this hub, so the hub cannot tell which one is plugged into charger ${charger.id}${hint}`;
     if (vehicle.state?.['isPlugged'] === false || vehicle.state?.['chargingState'] === 'UNPLUGGED') {
       return `the vehicle reports that it is not plugged in, so the vehicle at charger ${charger.id} is not this one${hint}`;

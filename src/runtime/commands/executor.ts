@@ -2,6 +2,17 @@
 // command types that device's driver supports, and carrying one out until the device confirms.
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
+import type { CommandValue } from '../mqtt/definition.ts';
+
+/**
+ * What a supported command takes, as far as its driver says: where its value comes from (a number's
+ * range, an enum's accepted words and the device's word for each) and the state field the device
+ * shows the result in. Front ends (Home Assistant) offer the command within these bounds.
+ */
+export interface CommandShape {
+  value?: CommandValue;
+  stateField?: string;
+}
 
 export interface CommandExecutor {
   /** A short name for logs and reasons ("mqtt", "modbus"). */
@@ -9,6 +20,8 @@ export interface CommandExecutor {
   handles(device: DeviceRecord): boolean;
   /** The command types the device's driver can carry out (empty when none). */
   supportedCommands(device: DeviceRecord): readonly CommandType[];
+  /** What a supported command takes (undefined when the driver says nothing more). */
+  commandShape?(device: DeviceRecord, type: CommandType): CommandShape | undefined;
   /** Whether the runtime currently reaches the device (a command for an unreachable one waits). */
   isReachable(device: DeviceRecord): boolean;
   /**

@@ -20,7 +20,7 @@ import type { ScheduleEvent } from '../../domain/schedule-event.ts';
 import type { HubProgram, HubScheduleRecord } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
-import { CommandFailure, type CommandExecutor } from './executor.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
 import { occurrencesAround, programActions, programProblem, type Occurrence, type ProgramAction } from './hub-program.ts';
 import { hubTimeZone, offsetMinutes } from './schedules.ts';
 
@@ -93,6 +93,11 @@ export class HubSchedules implements CommandExecutor {
   supportedCommands(device: DeviceRecord): readonly CommandType[] {
     const supported = this.innerOf(device)?.supportedCommands(device) ?? [];
     return [...supported, 'SET_SCHEDULE'];
+  }
+
+  /** What the device's own runtime says its commands take (Home Assistant offers within it). */
+  commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
+    return this.innerOf(device)?.commandShape?.(device, type);
   }
 
   isReachable(device: DeviceRecord): boolean {

@@ -10,7 +10,7 @@ import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import type { BrokerLink } from '../../transport/broker-link.ts';
-import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
@@ -129,6 +129,12 @@ export class MqttRuntime implements CommandExecutor {
   supportedCommands(device: DeviceRecord): readonly CommandType[] {
     const session = this.sessionOf(device);
     return session ? (Object.keys(session.definition.commands ?? {}) as CommandType[]) : [];
+  }
+
+  commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
+    const spec = this.sessionOf(device)?.definition.commands?.[type];
+    if (!spec) return undefined;
+    return { value: spec.value, stateField: spec.confirm.by === 'state' ? spec.confirm.field : undefined };
   }
 
   /** Whether a command may be sent now: the device is not shown offline (see MqttSession.isSilent). */

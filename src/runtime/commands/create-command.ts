@@ -1,0 +1,39 @@
+// Creating a command, the one way every front door does it (the API's command operations, Home
+// Assistant's command topics): stored PENDING, durably, before anyone is told, then handed to the
+// runtime, whose worker carries it out. So a command from any source is listed by the API and ends
+// EXECUTED or FAILED with its reason, like any other.
+import { randomUUID } from 'node:crypto';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import type { Logger } from '../../log.ts';
+import type { CommandRecord } from '../../store/commands.ts';
+import type { Store } from '../../store/store.ts';
+
+export interface CommandIntake {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  /** Told of the stored command (the hub runtime hands it to the worker). */
+  commandCreated(command: CommandRecord): void;
+  /** How long the command may wait for its device before it fails as expired. */
+  ttlMs: number;
+}
+
+/** Stores a PENDING command for the device, then hands it on; `source` is for the log only. */
+export function createCommand(intake: CommandIntake, device: DeviceRecord, type: CommandType, payload?: unknown, source = 'api'): CommandRecord {
+  const now = intake.clock.now();
+  const record = intake.store.commands.create({
+    id: randomUUID(),
+    deviceId: device.id,
+    deviceKind: device.kind,
+    userId: device.userId,
+    type,
+    payload,
+    createdAtMs: now,
+    expiresAtMs: now + intake.ttlMs,
+  });
+  intake.log.info({ command: record.id, device: device.id, type, source }, 'command queued');
+  intake.commandCreated(record);
+  return record;
+}

@@ -1,0 +1,62 @@
+// What Home Assistant is offered for a device and how its command messages become the hub's
+// commands, from the drivers' own command shapes: only the modes a driver accepts, the setpoint range
+// it takes, nothing it cannot do.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { DeviceRecord } from '../../src/domain/device.ts';
+import type { CommandType } from '../../src/domain/vocabulary.ts';
+import type { CommandShape } from '../../src/runtime/commands/executor.ts';
+import { climateState, controlsOf } from '../../src/runtime/home-assistant/controls.ts';
+import { haCommand } from '../../src/runtime/home-assistant/ha-commands.ts';
+import espaltherma from '../../drivers/mqtt/espaltherma.ts';
+
+const hvac = (state: Record<string, unknown>, hvacType: DeviceRecord['hvacType'] = 'HEATING_CIRCUIT'): DeviceRecord => ({
+  id: 'h1', kind: 'hvac', userId: 'u', vendor: 'DAIKIN', name: 'Heat pump', model: 'Altherma', isOnline: true, lastUpdatedMs: null,
+  locationId: null, hvacType, staticData: {}, state, driver: { type: 'espaltherma' }, createdAtMs: 0,
+});
+
+/** The shapes the MQTT runtime reports for ESPAltherma's commands (its definition, as data). */
+function espalthermaOffers(): Map<CommandType, CommandShape> {
+  const out = new Map<CommandType, CommandShape>();
+  for (const [type, spec] of Object.entries(espaltherma.commands ?? {})) {
+    out.set(type as CommandType, { value: spec.value, stateField: spec.confirm.by === 'state' ? spec.confirm.field : undefined });
+  }
+  return out;
+}
+
+test('home assistant controls: a climate with the modes the driver accepts, read back through its state field', () => {
+  const offers = espalthermaOffers();
+  const [climate] = controlsOf(hvac({ thermostat: 'ON', roomTemperature: 20.5 }), offers);
+  assert.equal(climate!.component, 'climate');
+  assert.deepEqual(climate!.config['modes'], ['off', 'heat', 'auto']);
+  assert.deepEqual(climate!.commands, ['mode'], 'ESPAltherma takes no setpoint: none is offered');
+  assert.deepEqual(climateState(hvac({ thermostat: 'ON', roomTemperature: 20.5 }), offers), { current_temperature: 20.5, target_temperature: null, mode: 'heat' });
+  assert.equal(climateState(hvac({ thermostat: 'OFF' }), offers)['mode'], 'off');
+  assert.deepEqual(haCommand('mode', 'off', offers), { type: 'SET_MODE', payload: { mode: 'OFF' } });
+  assert.match(haCommand('mode', 'cool', offers) as string, /no mode "cool"/);
+  assert.match(haCommand('temperature', '21', offers) as string, /SET_TEMPERATURE is not offered/);
+});
+
+test('home assistant controls: a unit that takes no command shows the mode it runs in and offers nothing', () => {
+  const none = new Map<CommandType, CommandShape>();
+  const [climate] = controlsOf(hvac({ roomTemperature: 19 }), none);
+  assert.deepEqual([climate!.config['modes'], climate!.commands], [['heat'], []]);
+  assert.equal(climateState(hvac({}, 'AC'), none)['mode'], 'auto');
+  assert.match(haCommand('charging_stop', 'PRESS', none) as string, /not offered/);
+});
+
+test('home assistant controls: a vehicle\'s charging controls follow what its charger can do', () => {
+  const car: DeviceRecord = { ...hvac({}), kind: 'vehicle', hvacType: null };
+  assert.deepEqual(controlsOf(car, new Map()), []);
+  const offers = new Map<CommandType, CommandShape>([
+    ['CHARGING_STOP', { value: { from: 'constant', value: 1 } }],
+    ['SET_CHARGING_CURRENT', { value: { from: 'payload', field: 'current', min: 6, max: 16 } }],
+  ]);
+  const controls = controlsOf(car, offers);
+  assert.deepEqual(controls.map((c) => [c.component, c.key]), [['button', 'charging_stop'], ['number', 'charging_current']]);
+  assert.deepEqual([controls[1]!.config['min'], controls[1]!.config['max']], [6, 16]);
+  assert.deepEqual(haCommand('charging_current', '10', offers), { type: 'SET_CHARGING_CURRENT', payload: { current: 10 } });
+  assert.match(haCommand('charging_current', 'lots', offers) as string, /needs a number/);
+  assert.deepEqual(haCommand('charging_stop', 'PRESS', offers), { type: 'CHARGING_STOP' });
+  assert.match(haCommand('charging_start', 'PRESS', offers) as string, /not offered/);
+});
