@@ -38,6 +38,8 @@ import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
+import { HttpRuntime } from './runtime/http/http-runtime.ts';
+import { builtInHttpDrivers } from '../drivers/http/index.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -73,6 +75,8 @@ export class Daemon {
   modbus: ModbusRuntime | undefined;
   /** Drives devices with MQTT driver bindings, when a broker is configured. */
   mqtt: MqttRuntime | undefined;
+  /** Polls devices with HTTP(S) driver bindings (Enphase, Powerwall, Daikin). */
+  http: HttpRuntime | undefined;
   /** Chargers speaking OCPP 1.6J to the hub's endpoint, ws(s)://<hub>/ocpp/{chargePointId}. */
   ocpp: OcppRuntime | undefined;
   /** The connection to the household broker (MQTT drivers and events). */
@@ -191,6 +195,9 @@ export class Daemon {
     const store = this.store;
     this.modbus = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events: this.events });
     this.modbus.registerVendors(this.vendors);
+    // HTTP drivers: devices answering on the home network (Enphase, Powerwall, Daikin).
+    this.http = new HttpRuntime({ store, registry: builtInHttpDrivers(), log, clock, events: this.events });
+    this.http.registerVendors(this.vendors);
     // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
       const { events: eventSettings, staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
@@ -209,15 +216,16 @@ export class Daemon {
     const authFailures = new AuthFailures(() => config.http.authFailuresPerMinute);
     const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => this.ocpp!.authenticate(...args) });
     this.ocpp = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events: this.events, clock, log });
-    const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
+    const executors: CommandExecutor[] = [this.modbus, this.http, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
     this.worker = new CommandWorker({
       store, executors, events: this.events, clock, log, settings: { confirmTimeoutMs: config.commands.confirmTimeoutSeconds * 1000 },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
-      this.runtime = new HubRuntime({ modbus: this.modbus, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher });
+      this.runtime = new HubRuntime({ modbus: this.modbus, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher });
     }
     this.modbus.start();
+    this.http.start();
     this.mqtt?.start();
     this.ocpp.start();
     this.broker?.start();
@@ -303,6 +311,8 @@ export class Daemon {
     this.health?.stop();
     await this.modbus?.stop();
     this.modbus = undefined;
+    await this.http?.stop();
+    this.http = undefined;
     this.ocpp = undefined;
     await this.mqtt?.stop();
     this.publisher?.stop();
