@@ -167,7 +167,9 @@ export class HttpReader {
       }
       headers['authorization'] = `Bearer ${token}`;
     } else if (auth.scheme === 'header') {
-      headers[auth.header] = this.settings[auth.setting]!;
+      // Optional: BRP069 adapters want none, a BRP072C its registered uuid.
+      const value = this.settings[auth.setting];
+      if (value !== undefined) headers[auth.header] = value;
     } else if (auth.scheme === 'login' && this.cookies && !isLogin) {
       headers['cookie'] = this.cookies;
     }

@@ -117,6 +117,11 @@ export class HttpRuntime implements CommandExecutor {
     return this.sessions.get(deviceId)?.offlineReason;
   }
 
+  /** When the device is next polled (hub clock, ms), for tests and diagnostics. */
+  nextPollAt(deviceId: string): number | undefined {
+    return this.sessions.get(deviceId)?.nextPollAt;
+  }
+
   /** A live read: the device is asked now; a device that does not answer is unreachable (503). */
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
@@ -153,6 +158,7 @@ export class HttpRuntime implements CommandExecutor {
     }
     const expected = spec.confirm.equals?.[String(value)] ?? value;
     const error = await this.poll(session, options.signal);
+    this.writer.flush();
     if (error) throw new CommandFailure(`The device took the setting but did not answer the read-back: ${error}`.slice(0, 200));
     const shown = this.writer.current(device.id)?.state?.[spec.confirm.field];
     if (String(shown) !== String(expected)) {
