@@ -43,14 +43,16 @@ export default defineHttpDriver({
     // "solar": {…}} W and Wh (fixture meters_aggregates.json). site > 0 importing; battery > 0
     // discharging; solar ≥ 0.
     aggregates: { path: '/api/meters/aggregates', format: 'json' },
-    // {"percentage": 69.1675560298826} on the gateway's scale (fixture soe from api.py get_charge).
+    // {"percentage": 69.16…} on the gateway's scale (api.py get_system_status_soe, powerwall.py
+    // get_charge).
     soe: { path: '/api/system_status/soe', format: 'json' },
     // nominal_full_pack_energy Wh, the packs' capacity (fixture system_status.json).
     systemStatus: { path: '/api/system_status', format: 'json' },
     // {"real_mode": "self_consumption", "backup_reserve_percent": 5.0} (fixture operation.json).
     operation: { path: '/api/operation', format: 'json' },
-    // {"site_name": "Tesla Home", …} (fixture site_info.json).
-    siteInfo: { path: '/api/site_info/site_name', format: 'json', optional: true },
+    // {"site_name": "test", "timezone": "Europe/Berlin", "nominal_system_energy_kWh": 27, …}
+    // (fixture site_info.json).
+    siteInfo: { path: '/api/site_info', format: 'json', optional: true },
   },
   kinds: {
     battery: {

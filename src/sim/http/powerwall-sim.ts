@@ -64,8 +64,8 @@ export class PowerwallSim extends HttpDeviceSim {
         return json({ nominal_full_pack_energy: 13_500 * packs, nominal_energy_remaining: Math.round(13_500 * packs * (5 + r.socPct * 0.95) / 100), max_charge_power: 5000 * packs, max_discharge_power: 5000 * packs, system_island_state: 'SystemGridConnected' });
       case '/api/operation':
         return json({ real_mode: this.realMode, backup_reserve_percent: this.backupReservePercent, freq_shift_load_shed_soe: 0, freq_shift_load_shed_delta_f: 0 });
-      case '/api/site_info/site_name':
-        return json({ site_name: 'Tesla Home', timezone: 'Europe/Berlin' });
+      case '/api/site_info':
+        return json({ site_name: 'Tesla Home', timezone: 'Europe/Berlin', nominal_system_energy_kWh: 13.5 * packs, nominal_system_power_kW: 5 * packs, grid_code: { country: 'Germany', grid_freq_setting: 50 } });
       default:
         return undefined;
     }
