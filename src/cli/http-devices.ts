@@ -40,7 +40,7 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const timeoutMs = int(flags, 'timeout', 3000)!;
   // --port is the HTTP port when an HTTP driver is named; otherwise (it may be a Modbus port) --http-port.
   const port = int(flags, 'http-port') ?? (type !== undefined ? int(flags, 'port') : undefined);
-  const found = await discoverHttp(host, registry, { timeoutMs, port, types: type ? [type] : undefined });
+  const found = await discoverHttp(host, registry, { timeoutMs, port, types: type ? [type] : undefined, settings: flags });
   const device = found[0];
   if (!device) {
     if (type === undefined) return undefined;

@@ -89,3 +89,19 @@ test('hub devices add with a token the gateway refuses adds nothing and says why
   t.after(() => store.close());
   assert.equal(store.devices.all().length, 0);
 });
+
+test('hub devices add finds a BRP072C over HTTPS with the uuid given, and pins its certificate', async (t) => {
+  const cert = deviceCertificate(t, 'daikin');
+  const uuid = '0123456789abcdef0123456789abcdef';
+  const sim = await started(t, new DaikinSim({ uuid }), cert);
+  const w = workspace(t);
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--uuid', uuid), 0, w.err.join('\n'));
+  const store = w.open();
+  t.after(() => store.close());
+  const [device] = store.devices.all();
+  assert.deepEqual(device!.driver, { type: 'daikin-brp069', host: '127.0.0.1', port: sim.port, scheme: 'https', uuid, tls: cert.pinned });
+  // Asked for an Envoy's /info and a Powerwall's /api/status too (without credentials); every
+  // request to the adapter's own paths carried the uuid.
+  const own = sim.requests.filter((q) => q.path.startsWith('/common/') || q.path.startsWith('/aircon/'));
+  assert.ok(own.length >= 3 && own.every((q) => q.headers['x-daikin-uuid'] === uuid));
+});

@@ -26,6 +26,9 @@ export interface DiscoveryOptions {
   port?: number;
   /** Only these definitions (a --driver given). */
   types?: readonly string[];
+  /** Settings the installer gave: a definition whose every request carries a header from a
+   * setting (a BRP072C's registered uuid) sends it with the discovery request too. */
+  settings?: Record<string, string>;
 }
 
 /** Every definition whose discovery answer the host gives; an unreachable host gives none. */
@@ -44,7 +47,10 @@ export async function discoverHttp(host: string, registry: HttpDriverRegistry, o
       const port = options.port ?? (scheme === 'https' ? 443 : 80);
       const certificate = scheme === 'https' ? await certificateAt(port) : undefined;
       if (scheme === 'https' && !certificate) continue;
-      const answer = await httpRequest({ scheme, host, port, pinned: certificate }, { method: 'GET', path: discovery.path, timeoutMs: options.timeoutMs, maxBytes: 256 * 1024 })
+      const auth = definition.auth;
+      const value = auth.scheme === 'header' ? options.settings?.[auth.setting] : undefined;
+      const headers = auth.scheme === 'header' && value !== undefined ? { [auth.header]: value } : undefined;
+      const answer = await httpRequest({ scheme, host, port, pinned: certificate }, { method: 'GET', path: discovery.path, headers, timeoutMs: options.timeoutMs, maxBytes: 256 * 1024 })
         .catch(() => undefined);
       if (!answer || answer.status !== 200 || !new RegExp(discovery.matches).test(answer.body)) continue;
       const pick = (pattern: string | undefined) => (pattern ? new RegExp(pattern).exec(answer.body)?.[1] : undefined);
