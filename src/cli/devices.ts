@@ -2,8 +2,7 @@
 // reads its model and capacity, and saves it for a user; `hub devices list` shows every device.
 import { resolve } from 'node:path';
 import type { DriverBinding } from '../domain/device.ts';
-import { prepareImport, ImportError } from '../domain/import.ts';
-import { formatTimestamp } from '../domain/time.ts';
+import { ImportError } from '../domain/import.ts';
 import { ownMakerModel, vendorOf } from '../domain/maker.ts';
 import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import { silentLogger } from '../log.ts';
@@ -17,6 +16,7 @@ import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { addHttp, HTTP_ADD_USAGE, shownBinding, trust } from './http-devices.ts';
+import { saveReadDevice } from './save-read.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
@@ -164,21 +164,10 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     // A maker outside the vendor catalog (a KOSTAL driven by the sunspec driver) is added under the
     // code the installer gives; its own name stays visible in the model ("KOSTAL PLENTICORE plus").
     const model = ownMakerModel(manufacturer, readModel as string | undefined, vendor);
-    const stateKey = kind === 'pvInverter' ? 'powerState' : kind === 'battery' ? 'chargeState' : undefined;
-    // The read just made is a measurement: it stamps the device and its state (whole seconds).
-    const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
-    const stamped = { lastUpdated: readAt, ...state };
-    const record = {
-      kind, userId: flags['user'], isOnline: true, driver: binding, lastUpdated: readAt,
+    saveReadDevice(store, {
+      kind, userId: flags['user']!, binding, state,
       staticData: { vendor, model: model ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
-      ...(stateKey ? { [stateKey]: stamped } : {}),
-    };
-    const now = Date.now();
-    const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
-    // Meters keep their readings too, although the API shows no state for them.
-    if (!stateKey) prepared.devices[0]!.state = stamped;
-    store.importDevices(prepared.devices, prepared.images, now);
-    io.out(`added ${kind} ${prepared.devices[0]!.id} (${vendor} ${record.staticData.model}) for ${flags['user']}`);
+    }, io);
     return 0;
   } catch (err) {
     if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);

@@ -3,9 +3,6 @@
 // presents is shown and pinned in its binding (trust on first use), and changed only by the
 // installer with `hub devices trust`.
 import type { DriverBinding } from '../domain/device.ts';
-import { prepareImport } from '../domain/import.ts';
-import { formatTimestamp } from '../domain/time.ts';
-import { STATE_KEY } from '../domain/device.ts';
 import type { DeviceKind } from '../domain/vocabulary.ts';
 import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
@@ -15,6 +12,7 @@ import { pinnedOf, secretSettings, targetOf } from '../runtime/http/http-registr
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
+import { saveReadDevice } from './save-read.ts';
 
 export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069]
               [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME]
@@ -82,21 +80,10 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const staticRead = await reader.readStatic(kind, { timeoutMs: 10_000 }).catch(() => ({}));
   const vendor = definition.vendors[0]!.code;
   const model = device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title;
-  const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
-  const stamped = { lastUpdated: readAt, ...state };
-  const stateKey = STATE_KEY[kind];
-  const record = {
-    kind, userId: flags['user'], isOnline: true, driver: binding, lastUpdated: readAt,
-    ...(kind === 'hvac' ? { type: 'AC' } : {}),
+  saveReadDevice(store, {
+    kind, userId: flags['user']!, binding, state, hvacType: kind === 'hvac' ? 'AC' : undefined,
     staticData: { vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}), ...staticRead },
-    ...(stateKey ? { [stateKey]: stamped } : {}),
-  };
-  const now = Date.now();
-  const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
-  // Kinds without a state object in the API (meters, HVACs) keep their readings too.
-  if (!stateKey) prepared.devices[0]!.state = stamped;
-  store.importDevices(prepared.devices, prepared.images, now);
-  io.out(`added ${kind} ${prepared.devices[0]!.id} (${vendor} ${record.staticData.model}) for ${flags['user']}`);
+  }, io);
   return 0;
 }
 
