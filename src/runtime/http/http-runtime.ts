@@ -205,6 +205,8 @@ export class HttpRuntime implements CommandExecutor {
       return undefined;
     } catch (err) {
       const error = err as Error;
+      // The hub stopping cut the request: the device did nothing wrong and is not shown offline.
+      if (this.stopping.signal.aborted) return error.message;
       if (err instanceof RateLimitedError) {
         // The device's own limit: not a failure, it answered; the next poll waits as long as asked.
         session.nextPollAt = this.deps.clock.now() + Math.max(err.retryAfterMs, session.intervalMs);
