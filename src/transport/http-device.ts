@@ -78,6 +78,8 @@ export function fingerprintOf(pem: string): string {
 /** Sends one request and reads the whole answer; rejects on timeout, abort, connection or TLS trouble. */
 export function httpRequest(target: HttpTarget, request: HttpRequest): Promise<HttpAnswer> {
   if (target.scheme === 'https' && !target.pinned) return Promise.reject(new NoPinnedCertificateError());
+  // Aborted already (the hub stopping): no request is made at all.
+  if (request.signal?.aborted) return Promise.reject(request.signal.reason instanceof Error ? request.signal.reason : new Error('aborted'));
   return new Promise((resolve, reject) => {
     let presented: string | undefined;
     const headers: Record<string, string> = { accept: '*/*', ...request.headers };
@@ -106,7 +108,6 @@ export function httpRequest(target: HttpTarget, request: HttpRequest): Promise<H
     };
     const timer = setTimeout(() => finish(new HttpTimeoutError(request.timeoutMs)), request.timeoutMs);
     const onAbort = () => finish(request.signal!.reason instanceof Error ? request.signal!.reason : new Error('aborted'));
-    if (request.signal?.aborted) return onAbort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
     if (pinned) {
       // What the device presented, seen before Node's own check refuses an untrusted chain, so that

@@ -36,6 +36,22 @@ export class HttpStatusError extends Error {
   }
 }
 
+/**
+ * One request at a time to one device, and the least gap between two: shared by every device
+ * record reached at the same address (an Envoy added as PV inverter and as meter is one gateway).
+ */
+export class RequestLane {
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Real elapsed time (not the hub's clock, which tests move by hand): the gap is the device's. */
+  lastRequestAtMs = -Infinity;
+
+  run<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(task, task);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+}
+
 export interface ReadOptions {
   timeoutMs: number;
   signal?: AbortSignal;
@@ -46,11 +62,12 @@ export class HttpReader {
   readonly settings: Record<string, string>;
   /** Session cookies of a login, sent with every request until the device refuses them. */
   private cookies: string | undefined;
-  /** One request at a time: the chain every request joins. */
-  private queue: Promise<unknown> = Promise.resolve();
-  private lastRequestAtMs = -Infinity;
-
-  constructor(readonly definition: HttpDriverDefinition, readonly binding: DriverBinding, private readonly clock: Clock) {
+  constructor(
+    readonly definition: HttpDriverDefinition,
+    readonly binding: DriverBinding,
+    private readonly clock: Clock,
+    private readonly lane = new RequestLane(),
+  ) {
     this.target = targetOf(definition, binding);
     this.settings = httpSettingsOf(definition, binding);
   }
@@ -114,7 +131,7 @@ export class HttpReader {
     return evaluateFields(fieldRules, values);
   }
 
-  /** One request through the queue, authenticated; a login is renewed once when refused. */
+  /** One request through the device's lane, authenticated; a login is renewed once when refused. */
   private send(method: 'GET' | 'POST', path: string, body: string | undefined, options: ReadOptions, optional = false): Promise<HttpAnswer | undefined> {
     const run = async (): Promise<HttpAnswer | undefined> => {
       const auth = this.definition.auth;
@@ -134,9 +151,7 @@ export class HttpReader {
       if (answer.status < 200 || answer.status >= 300) throw new HttpStatusError(answer.status, path.split('?')[0]!);
       return answer;
     };
-    const result = this.queue.then(run, run);
-    this.queue = result.catch(() => {});
-    return result;
+    return this.lane.run(run);
   }
 
   private async login(options: ReadOptions): Promise<void> {
@@ -154,8 +169,7 @@ export class HttpReader {
   /** A request after the device's least gap since the last one; 429/503 with Retry-After become RateLimitedError. */
   private async request(method: 'GET' | 'POST', path: string, body: string | undefined, options: ReadOptions, isLogin = false): Promise<HttpAnswer> {
     const gap = this.definition.defaults.minGapMs ?? 0;
-    // Real elapsed time (not the hub's clock, which tests move by hand): the gap is the device's.
-    const wait = this.lastRequestAtMs + gap - performance.now();
+    const wait = this.lane.lastRequestAtMs + gap - performance.now();
     if (wait > 0) await delay(wait, options.signal);
     const headers: Record<string, string> = {};
     const auth = this.definition.auth;
@@ -181,7 +195,7 @@ export class HttpReader {
       }
       return answer;
     } finally {
-      this.lastRequestAtMs = performance.now();
+      this.lane.lastRequestAtMs = performance.now();
     }
   }
 }

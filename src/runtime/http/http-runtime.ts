@@ -18,7 +18,8 @@ import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
-import { AuthRefusedError, HttpReader, RateLimitedError } from './http-reader.ts';
+import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
+import { targetOf } from './http-registry.ts';
 
 export interface HttpRuntimeSettings {
   tickMs: number;
@@ -51,6 +52,7 @@ export interface HttpRuntimeDeps {
 interface Session {
   device: DeviceRecord;
   reader: HttpReader;
+  laneKey: string;
   mapped: string[];
   intervalMs: number;
   timeoutMs: number;
@@ -70,6 +72,8 @@ export class HttpRuntime implements CommandExecutor {
   /** Completed polls, for tests. */
   polls = 0;
   private readonly sessions = new Map<string, Session>();
+  /** One lane per device address: records of one gateway (PV, meter, battery) share it. */
+  private readonly lanes = new Map<string, RequestLane>();
   private timers: NodeJS.Timeout[] = [];
   private lastSyncAt = 0;
   private readonly log: Logger;
@@ -104,12 +108,15 @@ export class HttpRuntime implements CommandExecutor {
     await Promise.allSettled([...this.sessions.values()].map((s) => s.inFlight));
     this.writer.flush();
     this.sessions.clear();
+    this.lanes.clear();
   }
 
   /** Stops polling a deleted device. */
   remove(deviceId: string): void {
+    const session = this.sessions.get(deviceId);
     this.sessions.delete(deviceId);
     this.writer.forget(deviceId);
+    if (session && ![...this.sessions.values()].some((s) => s.laneKey === session.laneKey)) this.lanes.delete(session.laneKey);
   }
 
   /** Why the device is shown offline (an expired token…), or undefined while it answers. */
@@ -251,9 +258,14 @@ export class HttpRuntime implements CommandExecutor {
       const mapping = definition.kinds[device.kind];
       if (!mapping) throw new Error(`driver ${definition.type} cannot read a ${device.kind}`);
       const binding = device.driver!;
+      const target = targetOf(definition, binding);
+      const laneKey = `${target.scheme}://${target.host}:${target.port}`;
+      const lane = this.lanes.get(laneKey) ?? new RequestLane();
+      this.lanes.set(laneKey, lane);
       const session: Session = {
         device,
-        reader: new HttpReader(definition, binding, this.deps.clock),
+        reader: new HttpReader(definition, binding, this.deps.clock, lane),
+        laneKey,
         mapped: Object.keys(mapping.fields),
         intervalMs: positive(binding['pollIntervalMs']) ?? definition.defaults.pollIntervalMs,
         timeoutMs: positive(binding['timeoutMs']) ?? definition.defaults.timeoutMs,

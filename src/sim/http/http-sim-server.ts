@@ -2,7 +2,8 @@
 // certificate given (self-signed, as the real devices have), routing requests to the device's
 // handler. Faults on demand: `hang` (takes the request, never answers), `rateLimitAfter` (answers
 // 429 with Retry-After once that many requests came within the window), `status` (answers every
-// request with that status). Requests are recorded, so tests see what the hub sent.
+// request with that status), `delayMs` (answers late). Requests are recorded, with the most that were
+// open at once, so tests see what the hub sent and whether it waited for one answer before the next.
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
@@ -29,6 +30,7 @@ export interface SimFaults {
   rateWindowMs: number;
   retryAfterSeconds: number;
   status: number | undefined;
+  delayMs: number;
 }
 
 export interface SimTls {
@@ -37,8 +39,11 @@ export interface SimTls {
 }
 
 export abstract class HttpDeviceSim {
-  readonly faults: SimFaults = { hang: false, rateLimitAfter: 0, rateWindowMs: 1000, retryAfterSeconds: 1, status: undefined };
+  readonly faults: SimFaults = { hang: false, rateLimitAfter: 0, rateWindowMs: 1000, retryAfterSeconds: 1, status: undefined, delayMs: 0 };
   readonly requests: SimRequest[] = [];
+  /** Requests taken and not answered yet, and the most there ever were. */
+  open = 0;
+  mostOpen = 0;
   private server: http.Server | undefined;
   private readonly sockets = new Set<Socket>();
   private recent: number[] = [];
@@ -95,13 +100,20 @@ export abstract class HttpDeviceSim {
         }
       }
       if (this.faults.status !== undefined) return send(res, { status: this.faults.status, body: '' });
-      let answer: SimAnswer | undefined;
-      try {
-        answer = this.answer(request);
-      } catch (err) {
-        answer = { status: 500, body: (err as Error).message };
-      }
-      send(res, answer ?? { status: 404, body: 'Not Found' });
+      this.open++;
+      this.mostOpen = Math.max(this.mostOpen, this.open);
+      const reply = () => {
+        this.open--;
+        let answer: SimAnswer | undefined;
+        try {
+          answer = this.answer(request);
+        } catch (err) {
+          answer = { status: 500, body: (err as Error).message };
+        }
+        send(res, answer ?? { status: 404, body: 'Not Found' });
+      };
+      if (this.faults.delayMs > 0) setTimeout(reply, this.faults.delayMs);
+      else reply();
     });
   }
 }

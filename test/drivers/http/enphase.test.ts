@@ -136,3 +136,18 @@ test('Enphase: a gateway that takes the request and never answers fails the refr
   // The API still answers at once.
   assert.equal((await hub.api('/users/household-1/pv-inverters')).status, 200);
 });
+
+test('Enphase: the gateway added as PV inverter and as meter is asked one request at a time, not once per device record', async (t) => {
+  const { sim, binding } = await rig(t);
+  sim.faults.delayMs = 50;
+  const hub = await startHttpHub(t, [
+    httpRecord('pvInverter', PV, 'ENPHASE', binding({ pollIntervalMs: 200 })),
+    httpRecord('meter', METER, 'ENPHASE', binding({ pollIntervalMs: 200 })),
+  ]);
+  await hub.until(PV, (d) => d.isOnline);
+  await hub.until(METER, (d) => d.isOnline);
+  // Refreshes of both at once join the same lane as the polls.
+  await Promise.all([hub.daemon.http!.refresh(hub.device(PV)!), hub.daemon.http!.refresh(hub.device(METER)!)]);
+  assert.ok(sim.requests.length >= 4);
+  assert.equal(sim.mostOpen, 1);
+});
