@@ -90,8 +90,10 @@ test('Enphase: a token the gateway refuses shows the device offline with the rea
   // A refresh is a live read: 503 with the reason.
   const res = await hub.api(`/pv-inverters/${PV}/refresh`);
   assert.equal(res.status, 503, await res.text());
-  // Polling does not hammer the gateway: one request for the poll, one for the refresh.
+  // Polling does not hammer the gateway: one request for the refresh, and the next poll is an hour
+  // away (the longest back-off of this hub), not the 15 s poll interval.
   assert.ok(sim.requests.length <= asked + 1);
+  assert.ok(hub.daemon.http!.nextPollAt(PV)! >= Date.now() + 3_500_000);
 });
 
 test('Enphase: an expired token is not even sent: the device is offline with the expiry date', async (t) => {
