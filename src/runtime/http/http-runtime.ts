@@ -134,7 +134,8 @@ export class HttpRuntime implements CommandExecutor {
     const session = this.sessionOf(device);
     if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
     if (session.inFlight) await session.inFlight;
-    const error = await this.poll(session, AbortSignal.any([this.stopping.signal, AbortSignal.timeout(this.settings.refreshTimeoutMs)]));
+    const bound = this.bounded(this.settings.refreshTimeoutMs);
+    const error = await this.poll(session, bound.signal).finally(bound.done);
     this.writer.flush();
     if (error) throw new DeviceUnreachableError(device.id, error);
     return this.deps.store.devices.get(device.id) ?? device;
@@ -155,8 +156,21 @@ export class HttpRuntime implements CommandExecutor {
     const session = this.sessionOf(device);
     const spec = session?.reader.definition.commands?.[type];
     if (!session || !spec) throw new CommandFailure(`${type} is not supported by this device's driver.`);
+    // The payload is checked before anything is sent (a mode the device has no equivalent of).
+    commandValues(spec.value, type, payload, session.reader.settings);
+    const bound = this.bounded(undefined, signal);
+    try {
+      await this.carryOut(session, type, payload, bound.signal);
+    } finally {
+      bound.done();
+    }
+  }
+
+  private async carryOut(session: Session, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
+    const device = session.device;
+    const spec = session.reader.definition.commands![type]!;
     const [value] = commandValues(spec.value, type, payload, session.reader.settings);
-    const options = { timeoutMs: session.timeoutMs, signal: AbortSignal.any([signal, this.stopping.signal]) };
+    const options = { timeoutMs: session.timeoutMs, signal };
     try {
       await session.reader.command(type, value!, options);
     } catch (err) {
@@ -178,11 +192,37 @@ export class HttpRuntime implements CommandExecutor {
     if (now - this.lastSyncAt >= this.settings.resyncMs) this.sync();
     for (const session of this.sessions.values()) {
       if (session.inFlight || now < session.nextPollAt) continue;
-      const signal = AbortSignal.any([this.stopping.signal, AbortSignal.timeout(session.timeoutMs * 4)]);
-      session.inFlight = this.poll(session, signal).then(() => {
+      const bound = this.bounded(session.timeoutMs * 4);
+      session.inFlight = this.poll(session, bound.signal).then(() => {
+        bound.done();
         session.inFlight = undefined;
       });
     }
+  }
+
+  /**
+   * A signal that aborts when the runtime stops, after `ms`, or with `outer`; `done` lets go of it.
+   * Made by hand rather than with AbortSignal.any, which keeps every signal made from the runtime's
+   * long-lived one on Node 20 (a poll every few seconds for months).
+   */
+  private bounded(ms: number | undefined, outer?: AbortSignal): { signal: AbortSignal; done: () => void } {
+    const controller = new AbortController();
+    const abort = (reason: unknown) => controller.abort(reason);
+    const onStop = () => abort(this.stopping.signal.reason);
+    const onOuter = () => abort(outer!.reason);
+    const timer = ms === undefined ? undefined : setTimeout(() => abort(new Error(`no answer within ${ms} ms`)), ms);
+    if (this.stopping.signal.aborted) onStop();
+    else this.stopping.signal.addEventListener('abort', onStop, { once: true });
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    return {
+      signal: controller.signal,
+      done: () => {
+        clearTimeout(timer);
+        this.stopping.signal.removeEventListener('abort', onStop);
+        outer?.removeEventListener('abort', onOuter);
+      },
+    };
   }
 
   /** Reads the device; returns why it failed, or undefined. Schedules the next poll either way. */
