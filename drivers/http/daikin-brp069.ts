@@ -6,8 +6,7 @@
 // samples in src/sim/http/daikin-sim.ts are written by hand after them) and the community's
 // documentation of the protocol (ael-code/daikin-control).
 //
-// The newer BRP084 JSON API (firmware 2.8, POST /dsiot/multireq) is not covered: see
-// docs/drivers-http.md.
+// The newer BRP084 JSON API (firmware 2.8, POST /dsiot/multireq) is daikin-brp084.ts.
 import { defineHttpDriver } from '../../src/runtime/http/definition.ts';
 
 /** get_control_info's mode codes (pydaikin TRANSLATIONS['mode']); 1 and 7 are auto variants. */

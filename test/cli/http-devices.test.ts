@@ -11,6 +11,7 @@ import { Store } from '../../src/store/store.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { EnphaseSim } from '../../src/sim/http/enphase-sim.ts';
 import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
+import { DaikinBrp084Sim } from '../../src/sim/http/daikin-brp084-sim.ts';
 import { deviceCertificate, started } from '../support/http-hub.ts';
 
 function workspace(t: TestContext) {
@@ -104,4 +105,11 @@ test('hub devices add finds a BRP072C over HTTPS with the uuid given, and pins i
   // request to the adapter's own paths carried the uuid.
   const own = sim.requests.filter((q) => q.path.startsWith('/common/') || q.path.startsWith('/aircon/'));
   assert.ok(own.length >= 3 && own.every((q) => q.headers['x-daikin-uuid'] === uuid));
+});
+
+test('hub scan recognises a BRP084 adapter (JSON API) by its edge.adp_i answer', async (t) => {
+  const sim = await started(t, new DaikinBrp084Sim());
+  const w = workspace(t);
+  assert.equal(await w.run('scan', '127.0.0.1', '--http-port', String(sim.port)), 0, w.err.join('\n'));
+  assert.match(w.out.join('\n'), /daikin-brp084\s+A4B1C2D3E4F5/);
 });

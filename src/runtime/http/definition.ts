@@ -12,12 +12,18 @@ export interface HttpEndpoint {
   /** Path and query, a template over the binding's settings. */
   path: string;
   format: 'json' | 'keyvalue';
+  /** A JSON body sent with the request (a POST that asks for several values at once). */
+  body?: string;
   /** Not every device has it (a gateway without batteries): a 404 leaves its fields absent. */
   optional?: boolean;
 }
 
-/** A value of an endpoint's answer, with the field rule's sign/clamp options on top. */
-export type HttpValueRule = ValueRule & { from: string; invert?: boolean; min?: number; max?: number };
+/** A value of an endpoint's answer, with the field rule's sign/clamp options on top; `when` reads
+ * it only while another value of that answer is one of those listed (a setpoint kept per mode). */
+export type HttpValueRule = ValueRule & {
+  from: string; invert?: boolean; min?: number; max?: number;
+  when?: { path: string; equals: readonly string[] };
+};
 
 export type HttpFieldRule =
   | HttpValueRule
@@ -55,10 +61,23 @@ export interface HttpCommand {
   query?: Record<string, string>;
   /** Per value of the command, query parameters that replace the ones above (OFF powers off). */
   queryByValue?: Record<string, Record<string, string>>;
+  /** A JSON body template (filled as the path), and per value of the command one that replaces it. */
+  body?: string;
+  bodyByValue?: Record<string, string>;
+  /** Values of the answer read first, by name, for the templates (which setpoint the mode uses). */
+  values?: Record<string, ValueRule>;
+  /** How `{value}` is written: `hex-byte` as one byte of hex (a number, rounded). */
+  encode?: 'hex-byte';
   /** The answer that means success: a JSON/keyvalue path and its accepted values. */
   success?: { path: string; equals: readonly string[] };
   /** Confirmation: after the write the state is read again and this field must show the target. */
-  confirm: { field: string; equals?: Record<string, string | number> };
+  confirm: {
+    field: string;
+    /** The field's value per value sent, when they differ (mode code "3" shows as COOL). */
+    equals?: Record<string, string | number>;
+    /** The value sent was scaled for the device (°C × 2): the field shows it divided by this. */
+    divide?: number;
+  };
 }
 
 export interface HttpDriverDefinition {
@@ -86,6 +105,8 @@ export interface HttpDriverDefinition {
    * values of its answer that name the device (a pattern that must match, and what to show). */
   discovery?: {
     path: string;
+    /** POST with this JSON body (a BRP084 answers only its /dsiot/multireq); GET without. */
+    body?: string;
     /** The answer must match this regular expression. */
     matches: string;
     /** Regular expressions whose first group gives the model, serial and firmware. */

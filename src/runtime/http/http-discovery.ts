@@ -50,7 +50,10 @@ export async function discoverHttp(host: string, registry: HttpDriverRegistry, o
       const auth = definition.auth;
       const value = auth.scheme === 'header' ? options.settings?.[auth.setting] : undefined;
       const headers = auth.scheme === 'header' && value !== undefined ? { [auth.header]: value } : undefined;
-      const answer = await httpRequest({ scheme, host, port, pinned: certificate }, { method: 'GET', path: discovery.path, headers, timeoutMs: options.timeoutMs, maxBytes: 256 * 1024 })
+      const answer = await httpRequest({ scheme, host, port, pinned: certificate }, {
+        method: discovery.body === undefined ? 'GET' : 'POST', path: discovery.path, body: discovery.body, timeoutMs: options.timeoutMs, maxBytes: 256 * 1024,
+        headers: { ...headers, ...(discovery.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      })
         .catch(() => undefined);
       if (!answer || answer.status !== 200 || !new RegExp(discovery.matches).test(answer.body)) continue;
       const pick = (pattern: string | undefined) => (pattern ? new RegExp(pattern).exec(answer.body)?.[1] : undefined);

@@ -88,7 +88,7 @@ export class HttpReader {
   async read(name: string, options: ReadOptions): Promise<unknown> {
     const endpoint = this.definition.endpoints[name];
     if (!endpoint) throw new Error(`driver ${this.definition.type} has no endpoint ${name}`);
-    const answer = await this.send(endpoint.method ?? 'GET', fill(endpoint.path, this.settings), undefined, options, endpoint.optional);
+    const answer = await this.send(endpoint.method ?? 'GET', fill(endpoint.path, this.settings), endpoint.body, options, endpoint.optional);
     return answer === undefined ? undefined : parseBody(answer.body, endpoint.format);
   }
 
@@ -99,11 +99,18 @@ export class HttpReader {
     const read = spec.readFirst ? await this.read(spec.readFirst, options) : {};
     const known: Record<string, string> = { ...this.settings };
     for (const [key, raw] of Object.entries((read ?? {}) as Record<string, unknown>)) if (raw !== null && typeof raw !== 'object') known[key] = String(raw);
-    const text = String(value);
+    for (const [name, rule] of Object.entries(spec.values ?? {})) {
+      const got = applyRule(rule, read);
+      if (got === undefined) throw new Error(`the device did not report ${name}, which the setting needs`);
+      known[name] = String(got);
+    }
+    const text = spec.encode === 'hex-byte' ? hexByte(Number(value)) : String(value);
     const params = { ...spec.query, ...spec.queryByValue?.[text] };
     const query = Object.entries(params).map(([key, template]) => `${encodeURIComponent(key)}=${encodeURIComponent(fill(fill(template, { value: text }, true), known))}`);
     const path = fill(fill(spec.path, { value: text }, true), known) + (query.length > 0 ? `?${query.join('&')}` : '');
-    const answer = await this.send(spec.method ?? 'GET', path, undefined, options);
+    const bodyTemplate = spec.bodyByValue?.[String(value)] ?? spec.body;
+    const body = bodyTemplate === undefined ? undefined : fill(fill(bodyTemplate, { value: text }, true), known);
+    const answer = await this.send(spec.method ?? 'GET', path, body, options);
     if (spec.success) {
       const data = parseBody(answer!.body, spec.readFirst ? this.definition.endpoints[spec.readFirst]!.format : 'json');
       const said = applyRule({ path: spec.success.path, as: 'string' }, data);
@@ -123,7 +130,9 @@ export class HttpReader {
       fieldRules[field] = asList(list).map((rule, i): FieldRule => {
         if (!('from' in rule)) return rule;
         const key = `${field}#${i}`;
-        const value = applyRule(rule, answers.get(rule.from));
+        const answer = answers.get(rule.from);
+        const applies = !rule.when || rule.when.equals.includes(String(applyRule({ path: rule.when.path, as: 'string' }, answer)));
+        const value = applies ? applyRule(rule, answer) : undefined;
         values.set(key, typeof value === 'boolean' ? String(value) : value);
         return { point: key, invert: rule.invert, min: rule.min, max: rule.max, digits: rule.digits };
       });
@@ -198,6 +207,12 @@ export class HttpReader {
       this.lane.lastRequestAtMs = performance.now();
     }
   }
+}
+
+/** One byte as two hex digits ("2F"): a BRP084 setpoint is °C × 2 written so. */
+function hexByte(value: number): string {
+  if (!Number.isInteger(value) || value < 0 || value > 255) throw new Error(`${value} does not fit in one byte`);
+  return value.toString(16).toUpperCase().padStart(2, '0');
 }
 
 function asList(list: HttpFieldRule | readonly HttpFieldRule[]): readonly HttpFieldRule[] {

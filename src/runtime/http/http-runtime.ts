@@ -177,7 +177,7 @@ export class HttpRuntime implements CommandExecutor {
       if (signal.aborted) throw err;
       throw new CommandFailure(`The device could not be set: ${(err as Error).message}`.slice(0, 200));
     }
-    const expected = spec.confirm.equals?.[String(value)] ?? value;
+    const expected = spec.confirm.equals?.[String(value)] ?? (spec.confirm.divide ? Number(value) / spec.confirm.divide : value);
     const error = await this.poll(session, options.signal);
     this.writer.flush();
     if (error) throw new CommandFailure(`The device took the setting but did not answer the read-back: ${error}`.slice(0, 200));

@@ -23,6 +23,8 @@ export interface ValueRule {
   /** A factor applied to the raw number before unit conversion, after `offset` is added. */
   scale?: number;
   offset?: number;
+  /** A number written as hex text: its first byte, or its bytes little-endian and signed. */
+  decode?: 'hex-byte' | 'hex-le-signed';
   /** The payload's unit and the field's unit (W → kW…). */
   unit?: Unit;
   to?: Unit;

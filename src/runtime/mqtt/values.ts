@@ -115,12 +115,26 @@ export function applyRule(rule: ValueRule, data: unknown): string | number | boo
     }
     case 'number': {
       // A list (a path through `[*]`) is summed: the power of every battery of a gateway.
-      const number = Array.isArray(raw) ? sumOf(raw) : toNumber(raw);
+      const number = Array.isArray(raw) ? sumOf(raw) : rule.decode && typeof raw === 'string' ? decodeHex(raw, rule.decode) : toNumber(raw);
       if (number === undefined || !Number.isFinite(number)) return undefined;
       const value = convertUnit((number + (rule.offset ?? 0)) * (rule.scale ?? 1), rule.unit, rule.to);
       return round(value, rule.digits ?? 3);
     }
   }
+}
+
+/**
+ * Numbers a device writes as hex text (Daikin's BRP084 adapters): `hex-byte` the first byte
+ * ("18" → 24), `hex-le-signed` bytes little-endian and signed ("2200" → 34, "F6FF" → −10).
+ */
+function decodeHex(raw: string, decode: NonNullable<ValueRule['decode']>): number | undefined {
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(raw)) return undefined;
+  const bytes = Buffer.from(raw, 'hex');
+  if (decode === 'hex-byte') return bytes[0]!;
+  let value = 0;
+  for (let i = bytes.length - 1; i >= 0; i--) value = value * 256 + bytes[i]!;
+  const top = 2 ** (8 * bytes.length);
+  return value >= top / 2 ? value - top : value;
 }
 
 function toNumber(raw: unknown): number | undefined {

@@ -86,3 +86,29 @@ test('Daikin: the driver\'s 500 ms gap keeps its requests under an adapter that 
   await hub.until(AC, (d) => d.isOnline && d.state?.['mode'] === 'COOL');
   assert.ok(sim.requests.length >= 2);
 });
+
+test('Daikin BRP084 (JSON API): hex values decoded (room 25 °C, outside −5 °C, setpoint 22 °C from "2C"); SET_TEMPERATURE writes the setpoint of the mode in force, SET_MODE powers on and sets the mode', async (t) => {
+  const { DaikinBrp084Sim } = await import('../../../src/sim/http/daikin-brp084-sim.ts');
+  const sim = await started(t, new DaikinBrp084Sim());
+  const hub = await startHttpHub(t, [acRecord({ type: 'daikin-brp084', host: '127.0.0.1', port: sim.port })]);
+  const ac = await hub.until(AC, (d) => d.isOnline && d.state?.['roomTemperature'] !== undefined);
+  assert.deepEqual({ ...ac.state, lastUpdated: undefined }, {
+    lastUpdated: undefined, roomTemperature: 25, roomHumidity: 55, outsideTemperature: -5, mode: 'COOL', power: 'ON', targetTemperature: 22,
+  });
+  const set = await hub.commandDone(hub.submit(AC, 'SET_TEMPERATURE', { temperature: 23.5 }).id);
+  assert.equal(set.state, 'EXECUTED', set.failedReason ?? '');
+  assert.equal(sim.indoor['e_3001/p_02'], '2F');
+  assert.equal(hub.device(AC)!.state?.['targetTemperature'], 23.5);
+  const heat = await hub.commandDone(hub.submit(AC, 'SET_MODE', { mode: 'HEAT' }).id);
+  assert.equal(heat.state, 'EXECUTED', heat.failedReason ?? '');
+  // In heating the setpoint shown is the heating one (p_03, 21 °C); a new one goes there.
+  assert.equal(hub.device(AC)!.state?.['targetTemperature'], 21);
+  const warm = await hub.commandDone(hub.submit(AC, 'SET_TEMPERATURE', { temperature: 20 }).id);
+  assert.equal(warm.state, 'EXECUTED', warm.failedReason ?? '');
+  assert.deepEqual([sim.indoor['e_3001/p_02'], sim.indoor['e_3001/p_03']], ['2F', '28']);
+  const off = await hub.commandDone(hub.submit(AC, 'SET_MODE', { mode: 'OFF' }).id);
+  assert.equal(off.state, 'EXECUTED', off.failedReason ?? '');
+  assert.equal(sim.indoor['e_A002/p_01'], '00');
+  assert.equal(sim.indoor['e_3001/p_01'], '0100', 'off keeps the mode');
+  assert.equal(hub.device(AC)!.state?.['mode'], 'OFF');
+});

@@ -10,6 +10,7 @@ import { SiteModel } from '../../../src/sim/site-model.ts';
 import { EnphaseSim } from '../../../src/sim/http/enphase-sim.ts';
 import { PowerwallSim } from '../../../src/sim/http/powerwall-sim.ts';
 import { DaikinSim } from '../../../src/sim/http/daikin-sim.ts';
+import { DaikinBrp084Sim } from '../../../src/sim/http/daikin-brp084-sim.ts';
 import type { HttpDeviceSim } from '../../../src/sim/http/http-sim-server.ts';
 import { BatteryChargeState, PvPowerState } from '../../../src/domain/schemas.ts';
 import type { DeviceKind } from '../../../src/domain/vocabulary.ts';
@@ -23,6 +24,7 @@ const SIMULATORS: Record<string, () => { sim: HttpDeviceSim; settings: Record<st
   'enphase-envoy': () => ({ sim: new EnphaseSim(site(), { token: 'a.b.c', batteries: 2 }), settings: { token: 'a.b.c' }, https: true }),
   'tesla-powerwall': () => ({ sim: new PowerwallSim(site(), { email: 'o@example.com', password: 'pw' }), settings: { email: 'o@example.com', password: 'pw' }, https: true }),
   'daikin-brp069': () => ({ sim: new DaikinSim(), settings: {}, https: false }),
+  'daikin-brp084': () => ({ sim: new DaikinBrp084Sim(), settings: {}, https: false }),
 };
 
 const SCHEMAS: Partial<Record<DeviceKind, { parse(v: unknown): unknown }>> = { battery: BatteryChargeState, pvInverter: PvPowerState };

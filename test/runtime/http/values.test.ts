@@ -43,3 +43,10 @@ test('the expiry of a JWT token; other tokens have none', () => {
   assert.equal(jwtExpiryMs(`e30.${payload}.c2ln`), 1767225600_000);
   assert.equal(jwtExpiryMs('not-a-jwt'), undefined);
 });
+
+test('hex text as a BRP084 writes numbers: the first byte, or little-endian signed bytes', () => {
+  assert.equal(applyRule({ path: 'v', as: 'number', decode: 'hex-byte', scale: 0.5 }, { v: '34' }), 26);
+  assert.equal(applyRule({ path: 'v', as: 'number', decode: 'hex-le-signed', scale: 0.5 }, { v: '2200' }), 17);
+  assert.equal(applyRule({ path: 'v', as: 'number', decode: 'hex-le-signed', scale: 0.5 }, { v: 'F6FF' }), -5);
+  assert.equal(applyRule({ path: 'v', as: 'number', decode: 'hex-byte' }, { v: 'zz' }), undefined);
+});
