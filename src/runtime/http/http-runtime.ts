@@ -20,6 +20,7 @@ import { StateWriter } from '../state-writer.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
 import { targetOf } from './http-registry.ts';
+import { boundedSignal } from './bounded-signal.ts';
 
 export interface HttpRuntimeSettings {
   tickMs: number;
@@ -134,7 +135,7 @@ export class HttpRuntime implements CommandExecutor {
     const session = this.sessionOf(device);
     if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
     if (session.inFlight) await session.inFlight;
-    const bound = this.bounded(this.settings.refreshTimeoutMs);
+    const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
     const error = await this.poll(session, bound.signal).finally(bound.done);
     this.writer.flush();
     if (error) throw new DeviceUnreachableError(device.id, error);
@@ -158,7 +159,7 @@ export class HttpRuntime implements CommandExecutor {
     if (!session || !spec) throw new CommandFailure(`${type} is not supported by this device's driver.`);
     // The payload is checked before anything is sent (a mode the device has no equivalent of).
     commandValues(spec.value, type, payload, session.reader.settings);
-    const bound = this.bounded(undefined, signal);
+    const bound = boundedSignal(this.stopping.signal, undefined, signal);
     try {
       await this.carryOut(session, type, payload, bound.signal);
     } finally {
@@ -192,37 +193,12 @@ export class HttpRuntime implements CommandExecutor {
     if (now - this.lastSyncAt >= this.settings.resyncMs) this.sync();
     for (const session of this.sessions.values()) {
       if (session.inFlight || now < session.nextPollAt) continue;
-      const bound = this.bounded(session.timeoutMs * 4);
+      const bound = boundedSignal(this.stopping.signal, session.timeoutMs * 4);
       session.inFlight = this.poll(session, bound.signal).then(() => {
         bound.done();
         session.inFlight = undefined;
       });
     }
-  }
-
-  /**
-   * A signal that aborts when the runtime stops, after `ms`, or with `outer`; `done` lets go of it.
-   * Made by hand rather than with AbortSignal.any, which keeps every signal made from the runtime's
-   * long-lived one on Node 20 (a poll every few seconds for months).
-   */
-  private bounded(ms: number | undefined, outer?: AbortSignal): { signal: AbortSignal; done: () => void } {
-    const controller = new AbortController();
-    const abort = (reason: unknown) => controller.abort(reason);
-    const onStop = () => abort(this.stopping.signal.reason);
-    const onOuter = () => abort(outer!.reason);
-    const timer = ms === undefined ? undefined : setTimeout(() => abort(new Error(`no answer within ${ms} ms`)), ms);
-    if (this.stopping.signal.aborted) onStop();
-    else this.stopping.signal.addEventListener('abort', onStop, { once: true });
-    if (outer?.aborted) onOuter();
-    else outer?.addEventListener('abort', onOuter, { once: true });
-    return {
-      signal: controller.signal,
-      done: () => {
-        clearTimeout(timer);
-        this.stopping.signal.removeEventListener('abort', onStop);
-        outer?.removeEventListener('abort', onOuter);
-      },
-    };
   }
 
   /** Reads the device; returns why it failed, or undefined. Schedules the next poll either way. */
