@@ -29,7 +29,7 @@ import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
-import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
+import { watchCommands, watchHttp, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
@@ -260,6 +260,7 @@ export class Daemon {
     this.health.start();
     watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
     watchCommands(this.worker, this.metrics);
+    watchHttp(this.http, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: the OCPP endpoint's path, and nothing else.

@@ -70,8 +70,9 @@ export class HttpRuntime implements CommandExecutor {
   readonly name = 'http';
   readonly writer: StateWriter;
   readonly settings: HttpRuntimeSettings;
-  /** Completed polls, for tests. */
+  /** Completed and failed polls since start (metrics, tests). */
   polls = 0;
+  pollErrors = 0;
   private readonly sessions = new Map<string, Session>();
   /** One lane per device address: records of one gateway (PV, meter, battery) share it. */
   private readonly lanes = new Map<string, RequestLane>();
@@ -118,6 +119,11 @@ export class HttpRuntime implements CommandExecutor {
     this.sessions.delete(deviceId);
     this.writer.forget(deviceId);
     if (session && ![...this.sessions.values()].some((s) => s.laneKey === session.laneKey)) this.lanes.delete(session.laneKey);
+  }
+
+  /** Devices being polled. */
+  get deviceCount(): number {
+    return this.sessions.size;
   }
 
   /** Why the device is shown offline (an expired token…), or undefined while it answers. */
@@ -230,6 +236,7 @@ export class HttpRuntime implements CommandExecutor {
       const error = err as Error;
       // The hub stopping cut the request: the device did nothing wrong and is not shown offline.
       if (this.stopping.signal.aborted) return error.message;
+      this.pollErrors++;
       if (err instanceof RateLimitedError) {
         // The device's own limit: not a failure, it answered; the next poll waits as long as asked.
         session.nextPollAt = this.deps.clock.now() + Math.max(err.retryAfterMs, session.intervalMs);
