@@ -20,8 +20,6 @@ export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver e
                                       certificate shown is pinned (or must equal --fingerprint)
   devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now`;
 
-const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter', 'hvac'];
-
 /** The HTTP devices at a host (for `hub scan`), printed as found. */
 export async function scanHttp(host: string, io: CliIo, timeoutMs: number, port?: number): Promise<DiscoveredHttpDevice[]> {
   io.err(`asking ${host} over HTTP(S) for an Enphase gateway, a Powerwall gateway or a Daikin adapter …`);
@@ -55,7 +53,8 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
     }
     io.err(`pinning the device's TLS certificate SHA-256 ${device.certificate.sha256}${wanted ? ' (as given)' : ' (trust on first use: compare it with the device\'s own page if in doubt)'}`);
   }
-  const kind = (flags['kind'] as DeviceKind | undefined) ?? KIND_PREFERENCE.find((k) => device.kinds.includes(k) && definition.kinds[k]);
+  // The device's main kind first (a Powerwall is a battery, an Envoy a PV system); --kind for the others.
+  const kind = (flags['kind'] as DeviceKind | undefined) ?? device.kinds.find((k) => definition.kinds[k]);
   if (!kind || !definition.kinds[kind]) {
     io.err(`the device offers ${Object.keys(definition.kinds).join(', ')}; choose one with --kind`);
     return 2;

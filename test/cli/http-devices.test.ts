@@ -12,6 +12,7 @@ import { SiteModel } from '../../src/sim/site-model.ts';
 import { EnphaseSim } from '../../src/sim/http/enphase-sim.ts';
 import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
 import { DaikinBrp084Sim } from '../../src/sim/http/daikin-brp084-sim.ts';
+import { PowerwallSim } from '../../src/sim/http/powerwall-sim.ts';
 import { deviceCertificate, started } from '../support/http-hub.ts';
 
 function workspace(t: TestContext) {
@@ -112,4 +113,21 @@ test('hub scan recognises a BRP084 adapter (JSON API) by its edge.adp_i answer',
   const w = workspace(t);
   assert.equal(await w.run('scan', '127.0.0.1', '--http-port', String(sim.port)), 0, w.err.join('\n'));
   assert.match(w.out.join('\n'), /daikin-brp084\s+A4B1C2D3E4F5/);
+});
+
+test('hub devices add: a Powerwall gateway is added as its battery with the customer login, and again as its meter with --kind', async (t) => {
+  const cert = deviceCertificate(t, 'powerwall');
+  const sim = await started(t, new PowerwallSim(new SiteModel({ initialSocPct: 50 }), { email: 'o@example.com', password: 'ABCDE' }), cert);
+  const w = workspace(t);
+  const add = (...extra: string[]) => w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--email', 'o@example.com', '--password', 'ABCDE', ...extra);
+  assert.equal(await add(), 0, w.err.join('\n'));
+  assert.equal(await add('--kind', 'meter'), 0, w.err.join('\n'));
+  const store = w.open();
+  t.after(() => store.close());
+  const devices = store.devices.all();
+  assert.deepEqual(devices.map((d) => d.kind).sort(), ['battery', 'meter']);
+  const battery = devices.find((d) => d.kind === 'battery')!;
+  assert.equal(battery.vendor, 'TESLA');
+  assert.equal(battery.staticData['batteryCapacity'], 13.5);
+  assert.equal(battery.state?.['stateOfCharge'], 50);
 });
