@@ -14,7 +14,7 @@ import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { saveReadDevice } from './save-read.ts';
 
-export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069]
+export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
               [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME]
               [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
                                       certificate shown is pinned (or must equal --fingerprint)
