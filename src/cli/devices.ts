@@ -102,7 +102,9 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     return 2;
   }
   // An HTTP device (Enphase, Powerwall, Daikin) recognised by its own answer; else Modbus.
-  if (typeof binding['host'] === 'string' && flags['unit'] === undefined) {
+  // Not when the flags name a Modbus device (a unit id, or a --port without an HTTP driver).
+  const modbusHinted = flags['unit'] !== undefined || (flags['port'] !== undefined && flags['driver'] === undefined && flags['http-port'] === undefined);
+  if (typeof binding['host'] === 'string' && !modbusHinted) {
     try {
       const done = await addHttp(store, binding['host'], flags, io);
       if (done !== undefined) return done;
