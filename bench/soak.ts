@@ -124,6 +124,9 @@ async function main(): Promise<number> {
     const bytesStart = writtenBytes(hub.pid);
     const measuredFrom = Date.now();
     const sampler = new RssSampler(hub.pid).start();
+    // RSS every 10 s, to tell a heap settling after the warm-up from a leak (a steady climb).
+    const rssSeries: [number, number][] = [];
+    timers.push(setInterval(() => rssSeries.push([Math.round((Date.now() - measuredFrom) / 1000), round(memoryOf(hub.pid).rssMb)]), 10_000));
     log(`warm-up done: RSS ${rssStart.toFixed(1)} MB`);
 
     // Faults: a tenth of the Modbus devices hang, another tenth drop their connections, then all come back.
@@ -179,6 +182,7 @@ async function main(): Promise<number> {
       writtenMbPerHour: round(bytes / 1e6 / hours), apiRequests: requests, apiFailures: failedRequests,
       commandsAcknowledged: acknowledged.length, commandsRefused: refused, commandOutcomes: outcomes, commandsLost: lost, commandsNotTerminal: pending,
       worstEventLoopLagMs: round(worstLagS * 1000),
+      rssSeries,
     };
     const rows: [string, string, string, boolean | undefined][] = [
       ['RSS after warm-up → end (peak)', `${result.rssStartMb} → ${result.rssEndMb} MB (${result.rssPeakMb})`, 'growth < 10%', growthPct < 10],

@@ -22,6 +22,7 @@ import { HubEvents } from './runtime/events/hub-events.ts';
 import { DeviceWatcher } from './runtime/events/device-watcher.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
+import { HubSchedules } from './runtime/commands/hub-schedules.ts';
 import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
 import { HubRuntime } from './runtime/hub-runtime.ts';
 import { BrokerLink } from './transport/broker-link.ts';
@@ -82,6 +83,8 @@ export class Daemon {
   /** The connection to the household broker (MQTT drivers and events). */
   broker: BrokerLink | undefined;
   worker: CommandWorker | undefined;
+  /** Weekly programs the hub runs itself, for HVACs without a program of their own. */
+  schedules: HubSchedules | undefined;
   /** Everything that happens, in process: state changes, devices, commands. */
   readonly events = new HubEvents();
   private watcher: DeviceWatcher | undefined;
@@ -217,12 +220,17 @@ export class Daemon {
     const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => this.ocpp!.authenticate(...args) });
     this.ocpp = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events: this.events, clock, log });
     const executors: CommandExecutor[] = [this.modbus, this.http, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
+    const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
+    // First in the worker's list: it takes the commands of the HVACs it runs a program for.
+    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
     this.worker = new CommandWorker({
-      store, executors, events: this.events, clock, log, settings: { confirmTimeoutMs: config.commands.confirmTimeoutSeconds * 1000 },
+      store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
-      this.runtime = new HubRuntime({ modbus: this.modbus, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher });
+      this.runtime = new HubRuntime({
+        modbus: this.modbus, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
+      });
     }
     this.modbus.start();
     this.http.start();
@@ -231,6 +239,8 @@ export class Daemon {
     this.broker?.start();
     this.watcher.start();
     this.worker.start();
+    // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
+    this.schedules.start();
 
     const settings = {
       ...DEFAULT_API_SETTINGS,
@@ -306,7 +316,9 @@ export class Daemon {
         server.closeIdleConnections();
       });
     }
-    // Running commands finish (or fail with a reason) while their drivers are still there.
+    // Running commands and schedule events finish (or fail) while their drivers are still there.
+    await this.schedules?.stop();
+    this.schedules = undefined;
     await this.worker?.stop();
     this.watcher?.stop();
     this.health?.stop();

@@ -3,6 +3,7 @@
 import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
+import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { ModbusRuntime } from './modbus-runtime.ts';
@@ -17,6 +18,7 @@ export interface HubRuntimeParts {
   ocpp?: OcppRuntime | undefined;
   worker: CommandWorker;
   watcher: DeviceWatcher;
+  schedules?: HubSchedules | undefined;
 }
 
 export class HubRuntime implements Runtime {
@@ -47,6 +49,7 @@ export class HubRuntime implements Runtime {
     this.parts.mqtt?.remove(device.id);
     this.parts.ocpp?.remove(device.id);
     this.parts.worker.deviceDeleted(device.id);
+    this.parts.schedules?.deviceDeleted(device.id);
     this.parts.watcher.deleted(device);
   }
 

@@ -16,8 +16,10 @@ export const MAX_REGISTERS_PER_READ = 125;
 
 /** Greedy left-to-right packing, which gives the fewest blocks for intervals on a line. */
 export function planReads(spans: readonly Span[], maxGap: number, maxLength = MAX_REGISTERS_PER_READ): Block[] {
+  // Segments are only grouped, never shown: a plain code-unit order does, and localeCompare would
+  // load ICU's collation data (about 3 MB of a small gateway's memory) for it.
   const sorted = [...spans].sort((a, b) =>
-    a.segment.localeCompare(b.segment) || a.fn - b.fn || a.start - b.start || b.length - a.length);
+    compareText(a.segment, b.segment) || a.fn - b.fn || a.start - b.start || b.length - a.length);
   const blocks: Block[] = [];
   let current: Block | undefined;
   for (const span of sorted) {
@@ -34,4 +36,8 @@ export function planReads(spans: readonly Span[], maxGap: number, maxLength = MA
     blocks.push(current);
   }
   return blocks;
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }

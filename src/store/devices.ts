@@ -185,7 +185,7 @@ export class DeviceRepository {
     return (this.listAll.all() as RecordRow[]).map((row) => this.withLive(toRecord(row)));
   }
 
-  /** Who every device is (the event watcher diffs them). */
+  /** Who every device is (the hub command resolves id prefixes with it). */
   identities(): { id: string; kind: DeviceKind; userId: string }[] {
     return this.listIds.all() as { id: string; kind: DeviceKind; userId: string }[];
   }

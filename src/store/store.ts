@@ -1,12 +1,14 @@
 // The store: one database, one repository per table, and the few writes that span tables.
 import { openDatabase, type Db } from './db.ts';
 import { ExternalWrites } from './external-writes.ts';
+import { DeviceMembership } from './device-membership.ts';
 import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
+import { HubScheduleRepository } from './hub-schedules.ts';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
@@ -17,8 +19,12 @@ export class Store {
   readonly connectSessions: ConnectSessionRepository;
   readonly vehicleImages: VehicleImageRepository;
   readonly ocpp: OcppRepository;
+  readonly hubSchedules: HubScheduleRepository;
+  readonly membership: DeviceMembership;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
+  /** How many times sync() found that another process had written: a cheap "anything new?" for pollers. */
+  externalWriteCount = 0;
   private readonly nextTurn = () => {
     this.lookedThisTurn = false;
   };
@@ -31,6 +37,8 @@ export class Store {
     this.connectSessions = new ConnectSessionRepository(db);
     this.vehicleImages = new VehicleImageRepository(db);
     this.ocpp = new OcppRepository(db);
+    this.hubSchedules = new HubScheduleRepository(db);
+    this.membership = new DeviceMembership(db);
   }
 
   static open(path: string): Store {
@@ -52,16 +60,21 @@ export class Store {
     this.lookedThisTurn = true;
     setImmediate(this.nextTurn);
     if (!this.externalWrites.happened()) return;
+    this.externalWriteCount++;
     this.devices.forgetAll();
     this.apiKeys.forgetAll();
   }
 
-  /** Deletes a device for good: its row and image go, its pending commands fail, it stays deleted. */
+  /**
+   * Deletes a device for good: its row, image and hub-run program go, its pending commands fail, it
+   * stays deleted.
+   */
   deleteDevice(device: DeviceRecord, nowMs: number): number {
     return this.db.transaction(() => {
       this.devices.delete(device, nowMs);
       this.vehicleImages.delete(device.id);
       this.ocpp.forgetDevice(device.id);
+      this.hubSchedules.delete(device.id);
       return this.commands.failPending(device.id, 'Device was deleted', nowMs);
     })();
   }

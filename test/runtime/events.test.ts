@@ -41,6 +41,40 @@ test('devices imported or removed by another process are told as connect and del
   assert.equal(seen.length, 2, 'each change is told once');
 });
 
+test('a quiet hub lists no devices to find changes, and a swap by another process (same count) is still told', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-events-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const hub = Store.open(join(dir, 'hub.db'));
+  const cli = Store.open(join(dir, 'hub.db'));
+  t.after(() => { hub.close(); cli.close(); });
+  const OTHER = '2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a98';
+  const meter = (id: string) => prepareImport([{ kind: 'meter', id, userId: 'u-1', staticData: { vendor: 'SMA', model: 'Home Manager 2.0' } }], Date.now(), () => undefined);
+  cli.importDevices(meter(METER).devices, new Map(), Date.now());
+  const events = new HubEvents();
+  const seen: string[] = [];
+  events.on((e) => { if (e.type !== 'command') seen.push(`${e.type} ${e.device.id}`); });
+  const watcher = new DeviceWatcher(hub, events, systemClock, 60_000);
+  watcher.start();
+  t.after(() => watcher.stop());
+  let listed = 0;
+  const changes = hub.membership.changes.bind(hub.membership);
+  hub.membership.changes = () => (listed++, changes());
+  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+  await nextTurn();
+  watcher.check();
+  await nextTurn();
+  watcher.check();
+  assert.equal(listed, 0, 'nothing changed, nothing listed');
+
+  cli.deleteDevice(cli.devices.get(METER)!, Date.now());
+  cli.importDevices(meter(OTHER).devices, new Map(), Date.now());
+  await nextTurn();
+  watcher.check();
+  assert.deepEqual(seen.sort(), [`connect ${OTHER}`, `delete ${METER}`]);
+  assert.equal(listed, 1);
+});
+
 test('the publisher puts each event on <prefix>/<kind>/<type>, never retained, and counts what it could not send', () => {
   const events = new HubEvents();
   const sent: { topic: string; payload: string; qos: number; retain: boolean | undefined }[] = [];

@@ -14,6 +14,7 @@ import type { CommandRecord } from '../../src/store/commands.ts';
 import type { CommandType } from '../../src/domain/vocabulary.ts';
 import type { HubEvent } from '../../src/runtime/events/hub-events.ts';
 import type { MqttRuntimeSettings } from '../../src/runtime/mqtt/mqtt-runtime.ts';
+import type { Clock } from '../../src/domain/time.ts';
 import { startBroker, type TestBroker } from './broker.ts';
 
 export const HUB_KEY = 'mqtt-hub-test-key-0123456789abcdef';
@@ -26,6 +27,8 @@ export interface MqttHubOptions {
   dataDir?: string;
   /** A logger to see what the hub does (silent by default). */
   log?: Logger;
+  /** The hub's clock (default: the system's). */
+  clock?: Clock;
 }
 
 export interface MqttHub {
@@ -66,7 +69,7 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
     ...options.config,
   });
   const daemon = new Daemon({
-    config, log: options.log ?? silentLogger(),
+    config, log: options.log ?? silentLogger(), clock: options.clock,
     beforeListen: (store) => {
       if (!options.records) return;
       const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);

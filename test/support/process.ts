@@ -10,8 +10,9 @@ export interface RunningHub {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startHubProcess(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000): Promise<RunningHub> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', ...args], {
+/** `entry`: the script to run instead of the hub's own (test/support/hub-at.ts sets its clock). */
+export async function startHubProcess(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, entry = 'src/main.ts'): Promise<RunningHub> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
     env: { ...process.env, HUB_HTTP_PORT: '0', HUB_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

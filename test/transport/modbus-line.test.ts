@@ -39,6 +39,15 @@ test('reads registers, and one connection carries every request', async (t) => {
   assert.equal(line.transactions, 2);
 });
 
+test('a finished request leaves nothing behind in modbus-serial\'s transaction table (it kept 256 per connection)', async (t) => {
+  const { line, sim } = await rig(t);
+  sim.setFault('all', { kind: 'none' });
+  for (let i = 0; i < 300; i++) await line.readRegisters(1, 3, i, 2);
+  await assert.rejects(line.readRegisters(1, 3, 9999, 2000), ModbusExceptionError);
+  const client = (line as unknown as { client: { _transactions: Record<string, unknown> } }).client;
+  assert.equal(Object.keys(client._transactions).length, 0);
+});
+
 test('an exception answer is a ModbusExceptionError with its code, and the line stays usable', async (t) => {
   const { sim, line } = await rig(t);
   sim.setFault(1, { kind: 'exception', code: 6 });

@@ -54,7 +54,10 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
     .add({
       method: 'post', path: '/hvacs/{hvacId}/commands/schedule', operationId: 'setHvacSchedule', tag: 'HVACs',
       summary: 'Change the schedule of an HVAC unit',
-      description: 'Creates an asynchronous SET_SCHEDULE command, stored before this answers. Times are in UTC.',
+      description: 'Creates an asynchronous SET_SCHEDULE command, stored before this answers. Times are in UTC. '
+        + 'A unit that keeps no program of its own but takes a temperature or a mode gets the program run by the hub: '
+        + 'the command is EXECUTED once the event in force is applied and read back, and each event is then applied at its '
+        + 'time in the unit\'s local time; at an event\'s `end` the unit is switched OFF.',
       params: idParams('hvacId'),
       body: ScheduleRequest,
       success: { status: 200, description: 'The new command, PENDING', schema: Command },

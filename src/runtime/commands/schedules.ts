@@ -7,15 +7,9 @@
 // until it is written again. The cloud service has the same property; we note it, not hide it.
 import { CommandFailure } from './executor.ts';
 import { WEEK_DAYS } from '../../domain/vocabulary.ts';
+import type { ScheduleEvent, WeekDay as Day } from '../../domain/schedule-event.ts';
 
-type Day = (typeof WEEK_DAYS)[number];
-
-export interface ScheduleEvent {
-  mode: string;
-  start: { time: string; day: Day };
-  end?: { time: string; day: Day };
-  temperature?: number;
-}
+export type { ScheduleEvent };
 
 /** A stretch of one local day, in minutes from midnight (end exclusive, 1440 = midnight). */
 export interface LocalWindow {
@@ -40,22 +34,34 @@ export function utcWeekMinuteToLocal(weekMinute: number, timeZone: string, nowMs
   return (((weekMinute + offset) % WEEK_MIN) + WEEK_MIN) % WEEK_MIN;
 }
 
+/** One formatter per zone: building one costs far more than using it (the hub-run schedules ask often). */
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatterOf(timeZone: string): Intl.DateTimeFormat {
+  let format = formatters.get(timeZone);
+  if (!format) {
+    try {
+      format = new Intl.DateTimeFormat('en-US', {
+        timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
+      });
+    } catch {
+      throw new CommandFailure(`The device's time zone "${timeZone}" is not known.`);
+    }
+    formatters.set(timeZone, format);
+  }
+  return format;
+}
+
 /** The zone's offset from UTC in minutes at `atMs` (Europe/Berlin in winter: 60). */
 export function offsetMinutes(timeZone: string, atMs: number): number {
-  let parts: Intl.DateTimeFormatPart[];
-  try {
-    parts = new Intl.DateTimeFormat('en-US', {
-      timeZone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit',
-    }).formatToParts(atMs);
-  } catch {
-    throw new CommandFailure(`The device's time zone "${timeZone}" is not known.`);
-  }
+  const parts = formatterOf(timeZone).formatToParts(atMs);
   const get = (type: string) => Number(parts.find((p) => p.type === type)!.value);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'));
   return Math.round((asUtc - Math.floor(atMs / 60_000) * 60_000) / 60_000);
 }
 
-function weekMinute(at: { time: string; day: Day }): number {
+/** Minutes from Monday 00:00 of a week time. */
+export function weekMinute(at: { time: string; day: Day }): number {
   const [h, m] = at.time.split(':').map(Number);
   return WEEK_DAYS.indexOf(at.day) * 1440 + h! * 60 + m!;
 }

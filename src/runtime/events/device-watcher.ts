@@ -1,19 +1,23 @@
 // Notices devices that appear or disappear without the API seeing it (an import or `hub devices
-// add|remove` from another process, pairing) and tells them as `connect` and `delete` events. The
-// set of ids is compared every few seconds: on 10,000 devices that is one indexed scan of a few ms.
+// add|remove` from another process, pairing) and tells them as `connect` and `delete` events. Who is
+// known lives in the store (device-membership.ts, a TEMP table), and the comparison runs only when
+// something may have changed: another process wrote to the database, or the number of devices moved.
+// A quiet hub allocates nothing here.
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from './hub-events.ts';
 
 export class DeviceWatcher {
-  private known = new Map<string, { kind: DeviceRecord['kind']; userId: string }>();
   private timer: NodeJS.Timeout | undefined;
+  private seenExternalWrites = 0;
 
   constructor(private readonly store: Store, private readonly events: HubEvents, private readonly clock: Clock, private readonly intervalMs = 5000) {}
 
   start(): void {
-    this.known = this.snapshot();
+    this.store.sync();
+    this.seenExternalWrites = this.store.externalWriteCount;
+    this.store.membership.startFromStored();
     this.timer = setInterval(() => this.check(), this.intervalMs);
     this.timer.unref();
   }
@@ -25,35 +29,28 @@ export class DeviceWatcher {
 
   /** A device added in this process: told at once. */
   added(device: DeviceRecord): void {
-    if (this.known.has(device.id)) return;
-    this.known.set(device.id, { kind: device.kind, userId: device.userId });
+    if (!this.store.membership.note(device)) return;
     this.events.emit({ type: 'connect', device, atMs: this.clock.now() });
   }
 
   /** A device deleted in this process (the record as it was): told at once. */
   deleted(device: DeviceRecord): void {
-    this.known.delete(device.id);
+    this.store.membership.forget(device.id);
     this.events.emit({ type: 'delete', device, atMs: this.clock.now() });
   }
 
   check(): void {
-    this.store.sync();
-    const now = this.snapshot();
+    const { store } = this;
+    store.sync();
+    if (store.externalWriteCount === this.seenExternalWrites && store.devices.count() === store.membership.size) return;
+    this.seenExternalWrites = store.externalWriteCount;
+    const { appeared, gone } = store.membership.changes();
     const atMs = this.clock.now();
-    for (const id of now.keys()) {
-      if (this.known.has(id)) continue;
-      const device = this.store.devices.get(id);
+    for (const id of appeared) {
+      const device = store.devices.get(id);
       if (device) this.events.emit({ type: 'connect', device, atMs });
     }
-    for (const [id, who] of this.known) {
-      if (now.has(id)) continue;
-      // Deleted elsewhere: who it was is all that is left to tell.
-      this.events.emit({ type: 'delete', device: { id, kind: who.kind, userId: who.userId } as DeviceRecord, atMs });
-    }
-    this.known = now;
-  }
-
-  private snapshot(): Map<string, { kind: DeviceRecord['kind']; userId: string }> {
-    return new Map(this.store.devices.identities().map((d) => [d.id, { kind: d.kind, userId: d.userId }]));
+    // Deleted elsewhere: who it was is all that is left to tell.
+    for (const who of gone) this.events.emit({ type: 'delete', device: who as DeviceRecord, atMs });
   }
 }

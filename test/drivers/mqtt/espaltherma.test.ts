@@ -68,17 +68,19 @@ test('ESPAltherma: SET_MODE switches the thermostat relay and POWER_BOOST sets S
   assert.deepEqual(commands(sim), ['espaltherma/POWER OFF', 'espaltherma/POWER ON', 'espaltherma/sg/set 3']);
 });
 
-test('ESPAltherma: setpoints and schedules are not supported, modes without an equivalent fail, an unanswered command times out', async (t) => {
+test('ESPAltherma: setpoints are not supported, nor schedules with temperatures, modes without an equivalent fail, an unanswered command times out', async (t) => {
   const { hub, sim } = await setup(t, { commands: { confirmTimeoutSeconds: 1 } });
   const temperature = await hub.commandDone(hub.submit(HEAT_PUMP, 'SET_TEMPERATURE', { temperature: 21 }).id);
   assert.equal(temperature.state, 'FAILED');
-  assert.equal(temperature.failedReason, 'SET_TEMPERATURE is not supported by the device\'s driver (espaltherma); it supports SET_MODE, POWER_BOOST.');
+  // SET_SCHEDULE: the hub runs the schedule itself (hub-schedules.ts).
+  assert.equal(temperature.failedReason, 'SET_TEMPERATURE is not supported by the device\'s driver (espaltherma); it supports SET_MODE, POWER_BOOST, SET_SCHEDULE.');
+  // The board keeps no program, so the hub runs one (hub-schedules.ts) through SET_MODE: modes only.
   const response = await hub.api(`/hvacs/${HEAT_PUMP}/commands/schedule`, {
-    method: 'POST', json: { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '06:00' } }] },
+    method: 'POST', json: { schedules: [{ mode: 'HEAT', temperature: 21, start: { day: 'MONDAY', time: '06:00' } }] },
   });
   const schedule = await hub.commandDone(((await response.json()) as { id: string }).id);
   assert.equal(schedule.state, 'FAILED');
-  assert.match(schedule.failedReason ?? '', /^SET_SCHEDULE is not supported by the device's driver \(espaltherma\)/);
+  assert.match(schedule.failedReason ?? '', /can set the mode but not a temperature, and the schedule gives temperatures/);
   const cool = await hub.commandDone(hub.submit(HEAT_PUMP, 'SET_MODE', { mode: 'COOL' }).id);
   assert.equal(cool.state, 'FAILED');
   assert.match(cool.failedReason ?? '', /no equivalent of mode COOL; it accepts OFF, HEAT, AUTO/);
