@@ -112,3 +112,18 @@ test('Daikin BRP084 (JSON API): hex values decoded (room 25 °C, outside −5 °
   assert.equal(sim.indoor['e_3001/p_01'], '0100', 'off keeps the mode');
   assert.equal(hub.device(AC)!.state?.['mode'], 'OFF');
 });
+
+test('Daikin: the AC keeps no program of its own, so the hub runs a weekly schedule through SET_MODE and SET_TEMPERATURE', async (t) => {
+  const sim = await started(t, new DaikinSim());
+  const hub = await startHttpHub(t, [acRecord({ type: 'daikin-brp069', host: '127.0.0.1', port: sim.port, timeZone: 'Europe/Berlin' })]);
+  await hub.until(AC, (d) => d.isOnline);
+  // One event: in force all week, so it is applied at once.
+  const response = await hub.api(`/hvacs/${AC}/commands/schedule`, {
+    method: 'POST', json: { schedules: [{ mode: 'HEAT', temperature: 20.5, start: { day: 'MONDAY', time: '05:00' } }] },
+  });
+  assert.equal(response.status, 200, await response.clone().text());
+  const done = await hub.commandDone(((await response.json()) as { id: string }).id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.deepEqual([sim.control['pow'], sim.control['mode'], sim.control['stemp']], ['1', '4', '20.5']);
+  assert.equal(hub.device(AC)!.state?.['mode'], 'HEAT');
+});
