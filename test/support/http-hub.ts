@@ -22,6 +22,7 @@ export const HTTP_HUB_KEY = 'http-hub-test-key-0123456789abcdef';
 
 export interface HttpHub {
   daemon: Daemon;
+  dataDir: string;
   api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
   event(match: (e: HubEvent) => boolean, timeoutMs?: number): Promise<HubEvent>;
   /** Resolves once the device's stored state satisfies `test` (checked on each of its updates). */
@@ -42,14 +43,14 @@ export async function startHttpHub(t: TestContext, records: unknown[], settings:
     },
   });
   t.after(async () => {
-    await daemon.stop();
+    await daemon.stop().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   });
   await daemon.start();
   Object.assign(daemon.http!.settings, settings);
   const event = (match: (e: HubEvent) => boolean, timeoutMs = 10_000) => daemon.events.next(match, timeoutMs);
   return {
-    daemon, event,
+    daemon, dataDir, event,
     api: (path, init = {}) => {
       const headers = new Headers(init.headers);
       headers.set('x-api-key', HTTP_HUB_KEY);

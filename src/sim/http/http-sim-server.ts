@@ -47,9 +47,25 @@ export abstract class HttpDeviceSim {
   private server: http.Server | undefined;
   private readonly sockets = new Set<Socket>();
   private recent: number[] = [];
+  private waiters: (() => void)[] = [];
 
   /** The device's answer to a request; undefined is a 404. */
   protected abstract answer(request: SimRequest): SimAnswer | undefined;
+
+  /** Resolves when the device has taken `count` requests in all (tests wait on it, not on time). */
+  requestsReach(count: number, timeoutMs = 5000): Promise<void> {
+    if (this.requests.length >= count) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`the device took ${this.requests.length} requests, not ${count}, within ${timeoutMs} ms`)), timeoutMs);
+      const check = () => {
+        if (this.requests.length < count) return;
+        clearTimeout(timer);
+        this.waiters = this.waiters.filter((w) => w !== check);
+        resolve();
+      };
+      this.waiters.push(check);
+    });
+  }
 
   get port(): number {
     return (this.server!.address() as AddressInfo).port;
@@ -90,6 +106,7 @@ export abstract class HttpDeviceSim {
       const url = new URL(req.url ?? '/', 'http://device');
       const request: SimRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
       this.requests.push(request);
+      for (const waiter of [...this.waiters]) waiter();
       if (this.faults.hang) return; // the request is taken and never answered
       const now = Date.now();
       if (this.faults.rateLimitAfter > 0) {

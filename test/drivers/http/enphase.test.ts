@@ -5,6 +5,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SiteModel } from '../../../src/sim/site-model.ts';
 import { EnphaseSim } from '../../../src/sim/http/enphase-sim.ts';
+import { join } from 'node:path';
+import { Store } from '../../../src/store/store.ts';
 import { deviceCertificate, httpRecord, started, startHttpHub } from '../../support/http-hub.ts';
 
 const PV = '00000000-0000-4000-8000-0000000000e1';
@@ -152,4 +154,21 @@ test('Enphase: the gateway added as PV inverter and as meter is asked one reques
   await Promise.all([hub.daemon.http!.refresh(hub.device(PV)!), hub.daemon.http!.refresh(hub.device(METER)!)]);
   assert.ok(sim.requests.length >= 4);
   assert.equal(sim.mostOpen, 1);
+});
+
+test('Enphase: a hub stopping while a request hangs ends at once and does not show the gateway offline', async (t) => {
+  const { sim, binding } = await rig(t);
+  const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', binding({ timeoutMs: 60_000 }))], { refreshTimeoutMs: 60_000 });
+  await hub.until(PV, (d) => d.isOnline);
+  sim.faults.hang = true;
+  const asked = sim.requests.length;
+  const refreshing = hub.daemon.http!.refresh(hub.device(PV)!).catch((err: Error) => err);
+  await sim.requestsReach(asked + 1);
+  const started = Date.now();
+  await hub.daemon.stop();
+  assert.ok(Date.now() - started < 10_000, 'stop is not held by the hanging request');
+  assert.match(String(await refreshing), /stopping/);
+  const store = Store.open(join(hub.dataDir, 'hub.db'));
+  t.after(() => store.close());
+  assert.equal(store.devices.get(PV)!.isOnline, true);
 });
