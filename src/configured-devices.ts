@@ -15,6 +15,8 @@ import { endpointOf } from './transport/endpoint.ts';
 import { builtInDrivers } from '../drivers/index.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
+import { builtInHttpDrivers } from '../drivers/http/index.ts';
+import { httpSettingsOf, targetOf } from './runtime/http/http-registry.ts';
 
 type ConfiguredDevice = Config['devices'][number];
 
@@ -32,6 +34,7 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
   const problems: { field: string; message: string }[] = [];
   const modbus = builtInDrivers();
   const mqtt = builtInMqttDrivers();
+  const http = builtInHttpDrivers();
   const ids = new Map<string, number>();
   const chargePoints = new Map<string, number>();
   config.devices.forEach((device, index) => {
@@ -64,8 +67,13 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
         const definition = mqtt.definitionFor(binding);
         if (!definition.kinds.includes(device.kind)) throw new Error(`driver ${binding.type} cannot drive a ${device.kind}`);
         settingsOf(definition, binding);
+      } else if (http.has(binding.type)) {
+        const definition = http.get(binding.type);
+        if (!definition.kinds[device.kind]) throw new Error(`driver ${binding.type} cannot read a ${device.kind}`);
+        targetOf(definition, binding);
+        httpSettingsOf(definition, binding);
       } else {
-        const known = [...modbus.all(), ...mqtt.all()].map((d) => d.type);
+        const known = [...modbus.all(), ...mqtt.all(), ...http.all()].map((d) => d.type);
         throw new Error(`unknown driver type "${binding.type}" (known: ${known.join(', ')}; ${OCPP_BINDING} for a charger speaking OCPP; and ${CHARGER_BINDING} for a vehicle with no driver)`);
       }
     } catch (err) {

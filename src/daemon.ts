@@ -30,7 +30,7 @@ import { redactUrl } from './transport/mqtt-connection.ts';
 import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
-import { watchCommands, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
+import { watchCommands, watchHttp, watchModbus, watchMqtt } from './runtime/runtime-metrics.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
@@ -43,6 +43,8 @@ import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
 import { HomeAssistantCleaner } from './runtime/home-assistant/ha-cleaner.ts';
 import { hubOrigin } from './runtime/home-assistant/origin.ts';
+import { HttpRuntime } from './runtime/http/http-runtime.ts';
+import { builtInHttpDrivers } from '../drivers/http/index.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -78,6 +80,8 @@ export class Daemon {
   modbus: ModbusRuntime | undefined;
   /** Drives devices with MQTT driver bindings, when a broker is configured. */
   mqtt: MqttRuntime | undefined;
+  /** Polls devices with HTTP(S) driver bindings (Enphase, Powerwall, Daikin). */
+  http: HttpRuntime | undefined;
   /** Chargers speaking OCPP 1.6J to the hub's endpoint, ws(s)://<hub>/ocpp/{chargePointId}. */
   ocpp: OcppRuntime | undefined;
   /** The connection to the household broker (MQTT drivers and events). */
@@ -201,6 +205,9 @@ export class Daemon {
     const store = this.store;
     this.modbus = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events: this.events });
     this.modbus.registerVendors(this.vendors);
+    // HTTP drivers: devices answering on the home network (Enphase, Powerwall, Daikin).
+    this.http = new HttpRuntime({ store, registry: builtInHttpDrivers(), log, clock, events: this.events });
+    this.http.registerVendors(this.vendors);
     const haTopics = new HaTopics(config.homeAssistant);
     // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
@@ -223,7 +230,7 @@ export class Daemon {
     const authFailures = new AuthFailures(() => config.http.authFailuresPerMinute);
     const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => this.ocpp!.authenticate(...args) });
     this.ocpp = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events: this.events, clock, log });
-    const executors: CommandExecutor[] = [this.modbus, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
+    const executors: CommandExecutor[] = [this.modbus, this.http, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
     this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
@@ -247,10 +254,11 @@ export class Daemon {
     }
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
       this.runtime = new HubRuntime({
-        modbus: this.modbus, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
+        modbus: this.modbus, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
       });
     }
     this.modbus.start();
+    this.http.start();
     this.mqtt?.start();
     this.ocpp.start();
     this.homeAssistant?.start();
@@ -289,6 +297,7 @@ export class Daemon {
     this.health.start();
     watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
     watchCommands(this.worker, this.metrics);
+    watchHttp(this.http, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
@@ -342,6 +351,8 @@ export class Daemon {
     this.health?.stop();
     await this.modbus?.stop();
     this.modbus = undefined;
+    await this.http?.stop();
+    this.http = undefined;
     this.ocpp = undefined;
     await this.mqtt?.stop();
     this.publisher?.stop();

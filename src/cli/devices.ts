@@ -2,8 +2,7 @@
 // reads its model and capacity, and saves it for a user; `hub devices list` shows every device.
 import { resolve } from 'node:path';
 import type { DriverBinding } from '../domain/device.ts';
-import { prepareImport, ImportError } from '../domain/import.ts';
-import { formatTimestamp } from '../domain/time.ts';
+import { ImportError } from '../domain/import.ts';
 import { ownMakerModel, vendorOf } from '../domain/maker.ts';
 import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import { silentLogger } from '../log.ts';
@@ -16,10 +15,13 @@ import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
+import { addHttp, HTTP_ADD_USAGE, shownBinding, trust } from './http-devices.ts';
+import { saveReadDevice } from './save-read.ts';
 
-export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove>
+export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
               [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
+${HTTP_ADD_USAGE}
   devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it
   devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted
   (an ID may be given by its first characters when they name one device)`;
@@ -28,13 +30,23 @@ const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
 
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'add' && sub !== 'list' && sub !== 'remove') {
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove' && sub !== 'trust') {
     io.err(DEVICES_USAGE);
     return 2;
   }
   const store = Store.open(resolve(dataDir, 'hub.db'));
   try {
     if (sub === 'remove') return remove(store, rest, io);
+    if (sub === 'trust') {
+      let parsed;
+      try {
+        parsed = parseArgs(rest);
+      } catch (err) {
+        io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
+        return 2;
+      }
+      return await trust(store, parsed.words, parsed.flags, io);
+    }
     return sub === 'list' ? list(store, io) : await add(store, rest, io);
   } finally {
     store.close();
@@ -64,9 +76,8 @@ function remove(store: Store, args: string[], io: CliIo): number {
 function list(store: Store, io: CliIo): number {
   const devices = store.devices.all();
   const rows = devices.map((d) => {
-    const { type, ...settings } = d.driver ?? { type: '' };
-    const address = Object.fromEntries(Object.entries(settings).filter(([key]) => !/password|secret|token/i.test(key)));
-    return [d.id, d.kind, d.vendor, d.userId, d.name ?? d.model ?? '', d.isOnline ? 'online' : 'offline', d.driver ? `${type} ${JSON.stringify(address)}` : '(no driver)'];
+    const address = d.driver ? shownBinding(d.driver) : {};
+    return [d.id, d.kind, d.vendor, d.userId, d.name ?? d.model ?? '', d.isOnline ? 'online' : 'offline', d.driver ? `${d.driver.type} ${JSON.stringify(address)}` : '(no driver)'];
   });
   const header = ['ID', 'KIND', 'VENDOR', 'USER', 'NAME', 'STATE', 'DRIVER'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
@@ -89,6 +100,19 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
   } catch (err) {
     io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
     return 2;
+  }
+  // An HTTP device (Enphase, Powerwall, Daikin) recognised by its own answer; else Modbus.
+  // Not when the flags name a Modbus device (a unit id, or a --port without an HTTP driver).
+  const modbusHinted = flags['unit'] !== undefined || (flags['port'] !== undefined && flags['driver'] === undefined && flags['http-port'] === undefined);
+  if (typeof binding['host'] === 'string' && !modbusHinted) {
+    try {
+      const done = await addHttp(store, binding['host'], flags, io);
+      if (done !== undefined) return done;
+    } catch (err) {
+      if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+      else io.err(`cannot add the device: ${(err as Error).message}`);
+      return 1;
+    }
   }
   const registry = builtInDrivers();
   if (flags['driver'] && !registry.has(flags['driver'])) {
@@ -142,21 +166,10 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     // A maker outside the vendor catalog (a KOSTAL driven by the sunspec driver) is added under the
     // code the installer gives; its own name stays visible in the model ("KOSTAL PLENTICORE plus").
     const model = ownMakerModel(manufacturer, readModel as string | undefined, vendor);
-    const stateKey = kind === 'pvInverter' ? 'powerState' : kind === 'battery' ? 'chargeState' : undefined;
-    // The read just made is a measurement: it stamps the device and its state (whole seconds).
-    const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
-    const stamped = { lastUpdated: readAt, ...state };
-    const record = {
-      kind, userId: flags['user'], isOnline: true, driver: binding, lastUpdated: readAt,
+    saveReadDevice(store, {
+      kind, userId: flags['user']!, binding, state,
       staticData: { vendor, model: model ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
-      ...(stateKey ? { [stateKey]: stamped } : {}),
-    };
-    const now = Date.now();
-    const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
-    // Meters keep their readings too, although the API shows no state for them.
-    if (!stateKey) prepared.devices[0]!.state = stamped;
-    store.importDevices(prepared.devices, prepared.images, now);
-    io.out(`added ${kind} ${prepared.devices[0]!.id} (${vendor} ${record.staticData.model}) for ${flags['user']}`);
+    }, io);
     return 0;
   } catch (err) {
     if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);

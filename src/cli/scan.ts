@@ -6,10 +6,14 @@ import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
 import { identify, type Identified } from '../runtime/identify.ts';
 import { builtInDrivers } from '../../drivers/index.ts';
 import { addressBinding, int, parseArgs, unitList, type CliIo } from './modbus-args.ts';
+import { scanHttp } from './http-devices.ts';
 
 export const SCAN_USAGE = `usage: npm run hub -- scan HOST[:PORT] | SERIAL_PORT [options]
+  a HOST is first asked over HTTP(S) for an Enphase gateway, a Powerwall gateway or a Daikin
+  adapter (by their own discovery answers; the TLS certificate's SHA-256 is shown), then over Modbus
   --units LIST      unit ids to probe (default 1,2,3,71,100,126,200-204,240; e.g. 1-10,126)
   --timeout MS      per request (default 500)
+  --http-port N     the port HTTP(S) devices are asked on (default 443 and 80)
   --baud N --parity none|even|odd --stop-bits 1|2   serial line settings`;
 
 /**
@@ -24,6 +28,7 @@ export async function runScan(args: string[], io: CliIo): Promise<number> {
   let units: number[];
   let timeoutMs: number;
   let address;
+  let httpPort: number | undefined;
   try {
     const { flags, words } = parseArgs(args);
     if (words.length !== 1) throw new Error('name one host or serial port');
@@ -31,9 +36,20 @@ export async function runScan(args: string[], io: CliIo): Promise<number> {
     units = unitList(flags['units'], DEFAULT_UNITS);
     timeoutMs = int(flags, 'timeout', 500)!;
     address = addressBinding(target, flags);
+    httpPort = int(flags, 'http-port');
   } catch (err) {
     io.err(`${(err as Error).message}\n\n${SCAN_USAGE}`);
     return 2;
+  }
+  if (typeof address['host'] === 'string') {
+    // HOST:PORT names the Modbus port, as before; HTTP devices answer on 80/443 or --http-port.
+    const http = await scanHttp(address['host'], io, Math.max(timeoutMs, 1500), httpPort);
+    if (http.length > 0) {
+      io.out(`found ${http.length} HTTP device(s) at ${target}:`);
+      for (const device of http) io.out(`  ${device.definition.type}  ${device.model ?? ''} ${device.serial ?? ''}${device.certificate ? `  certificate SHA-256 ${device.certificate.sha256}` : ''}`);
+      io.out(`add one with: npm run hub -- devices add --user USER --host ${address['host']} (see docs/drivers-http.md for the token or password)`);
+      return 0;
+    }
   }
   const endpoint = endpointOf({ type: 'scan', ...address });
   const pool = new LinePool(silentLogger());

@@ -87,7 +87,34 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       kind: 'tariff', ...base('6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01', 15), driver: drivers.tariff,
       staticData: { vendor: 'TIBBER', countryCode: 'DE', name: 'Dynamic hourly price', currency: 'EUR', lastUpdated: at(15) },
     },
+    ...httpDevices(base, drivers),
   ];
+}
+
+/**
+ * The garden house's Enphase system and the bedroom's Daikin AC, on HTTP simulators
+ * (src/sim/demo-sims.ts). They exist only where their simulators run (npm start): the demo
+ * household that tests seed without drivers stays as it was.
+ */
+function httpDevices(base: (id: string, minutesAgo: number) => Record<string, unknown>, drivers: DemoDrivers): unknown[] {
+  const out: unknown[] = [];
+  if (drivers.enphase) {
+    out.push({
+      kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f03', 1), driver: drivers.enphase,
+      staticData: { vendor: 'ENPHASE', name: 'Garden house', model: 'IQ Gateway with 12 IQ8M', siteName: 'Home' },
+      powerState: { state: 'IDLE', solarPower: 0 },
+    }, {
+      kind: 'meter', ...base('2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a02', 1), driver: drivers.enphase,
+      staticData: { vendor: 'ENPHASE', name: 'Garden house CTs', model: 'IQ Gateway consumption CTs', siteName: 'Home' },
+    });
+  }
+  if (drivers.daikinAc) {
+    out.push({
+      kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b04', 1), type: 'AC', driver: drivers.daikinAc,
+      staticData: { vendor: 'DAIKIN', name: 'Bedroom', model: 'Perfera FTXM25 with BRP069C47' },
+    });
+  }
+  return out;
 }
 
 /** Loads (or refreshes) the demo household. Returns how many devices it holds. */

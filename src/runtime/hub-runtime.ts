@@ -1,5 +1,5 @@
 // The Runtime the API talks to: refreshes go to the runtime that drives the device (Modbus poller or
-// MQTT), new commands to the command worker, deletions to everything that holds the device.
+// HTTP or MQTT), new commands to the command worker, deletions to everything that holds the device.
 import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
@@ -7,11 +7,13 @@ import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { ModbusRuntime } from './modbus-runtime.ts';
+import type { HttpRuntime } from './http/http-runtime.ts';
 import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
 import type { OcppRuntime } from './ocpp/ocpp-runtime.ts';
 
 export interface HubRuntimeParts {
   modbus: ModbusRuntime;
+  http?: HttpRuntime | undefined;
   mqtt: MqttRuntime | undefined;
   ocpp?: OcppRuntime | undefined;
   worker: CommandWorker;
@@ -23,8 +25,9 @@ export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
-    const { modbus, mqtt, ocpp } = this.parts;
+    const { modbus, http, mqtt, ocpp } = this.parts;
     if (modbus.handles(device)) return modbus.refresh(device);
+    if (http?.handles(device)) return http.refresh(device);
     if (mqtt?.handles(device)) return mqtt.refresh(device);
     if (ocpp?.handles(device)) return ocpp.refresh(device);
     // Without a binding there is nothing to read, and the stored data is the answer (decided); a
@@ -42,6 +45,7 @@ export class HubRuntime implements Runtime {
 
   deviceDeleted(device: DeviceRecord): void {
     this.parts.modbus.deviceDeleted(device);
+    this.parts.http?.remove(device.id);
     this.parts.mqtt?.remove(device.id);
     this.parts.ocpp?.remove(device.id);
     this.parts.worker.deviceDeleted(device.id);
@@ -51,6 +55,7 @@ export class HubRuntime implements Runtime {
 
   /** A device added in this process (pairing): driven and announced at once. */
   deviceAdded(device: DeviceRecord): void {
+    if (this.parts.http?.handles(device)) this.parts.http.sync();
     if (this.parts.mqtt?.handles(device)) this.parts.mqtt.sync();
     if (this.parts.ocpp?.handles(device)) this.parts.ocpp.sync();
     this.parts.watcher.added(device);

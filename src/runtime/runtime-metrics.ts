@@ -7,6 +7,7 @@ import type { PollResult } from './scheduler.ts';
 import type { BrokerLink } from '../transport/broker-link.ts';
 import type { EventPublisher } from './events/event-publisher.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
+import type { HttpRuntime } from './http/http-runtime.ts';
 
 /** Polling that completed nothing (answer or failure) for this long is stalled. */
 const POLL_STALL_MS = 120_000;
@@ -25,6 +26,12 @@ export function watchModbus(modbus: ModbusRuntime, metrics: MetricsRegistry, hea
     stalled: (nowMs) => modbus.scheduler.deviceCount > 0 && nowMs - lastPollAt > POLL_STALL_MS
       ? `no Modbus poll completed for ${Math.round((nowMs - lastPollAt) / 1000)} s` : null,
   });
+}
+
+export function watchHttp(http: HttpRuntime, metrics: MetricsRegistry): void {
+  metrics.gauge('hub_http_devices', 'Devices the HTTP driver polls', () => http.deviceCount);
+  metrics.gauge('hub_http_polls', 'HTTP polls that read the device, since start', () => http.polls);
+  metrics.gauge('hub_http_poll_errors', 'HTTP polls that failed (no answer, refused credentials, rate limits), since start', () => http.pollErrors);
 }
 
 export function watchMqtt(broker: BrokerLink, publisher: EventPublisher | undefined, metrics: MetricsRegistry): void {

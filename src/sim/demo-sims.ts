@@ -1,11 +1,17 @@
 // The simulators behind `npm start`: a Fronius installation (inverter, battery, Smart Meter behind
 // one Modbus TCP endpoint, as on a real Datamanager) and an SMA inverter on unit 126, each on a free
-// loopback port. A simulated day lasts 30 minutes, so the demo shows the sun rise and set.
+// loopback port, an Enphase IQ Gateway (HTTPS with its own self-signed certificate, pinned in its
+// binding) and a Daikin AC's Wi-Fi adapter (HTTP). A simulated day lasts 30 minutes, so the demo
+// shows the sun rise and set.
 import type { DriverBinding } from '../domain/device.ts';
 import { ModbusSimServer } from './modbus-sim-server.ts';
 import { SiteModel } from './site-model.ts';
 import { sunspecBattery, sunspecInverter, sunspecMeter } from './sunspec-sims.ts';
 import { huaweiSun2000 } from './huawei-sim.ts';
+import { EnphaseSim } from './http/enphase-sim.ts';
+import { DaikinSim } from './http/daikin-sim.ts';
+import { selfSignedCertificate } from './http/self-signed.ts';
+import { fingerprintOf } from '../transport/http-device.ts';
 
 export interface DemoSimulators {
   bindings: DemoDrivers;
@@ -26,6 +32,9 @@ export interface DemoDrivers {
   tariff?: DriverBinding;
   /** The Zaptec-like OCPP charger of the demo (src/sim/demo-ocpp.ts). */
   zaptec?: DriverBinding;
+  /** HTTP devices: an Enphase IQ Gateway (HTTPS, self-signed) and a Daikin adapter. */
+  enphase?: DriverBinding;
+  daikinAc?: DriverBinding;
 }
 
 const DAY_MS = 30 * 60_000;
@@ -43,6 +52,12 @@ export async function startDemoSimulators(host = '127.0.0.1'): Promise<DemoSimul
     [126, sunspecInverter(carport, { manufacturer: 'SMA', model: 'Sunny Tripower 8.0' })],
   ]), { host });
   const huawei = await ModbusSimServer.tcp(new Map([[1, huaweiSun2000(cellar)]]), { host });
+  // The garden house: 12 IQ8M micros behind an IQ Gateway, without batteries.
+  const garden = new SiteModel({ pvPeakW: 3900, dayLengthMs: DAY_MS, startHour: 9, batteryMaxW: 0 });
+  const token = demoToken();
+  const envoyTls = selfSignedCertificate('envoy');
+  const envoy = await new EnphaseSim(garden, { token }).start({ host, tls: envoyTls });
+  const daikin = await new DaikinSim({ name: 'Bedroom' }).start({ host });
   const tcp = (type: string, port: number, unitId: number): DriverBinding => ({ type, host, port, unitId, pollIntervalMs: 2000 });
   return {
     bindings: {
@@ -51,9 +66,21 @@ export async function startDemoSimulators(host = '127.0.0.1'): Promise<DemoSimul
       froniusMeter: tcp('fronius', fronius.port, 200),
       smaInverter: tcp('sma', sma.port, 126),
       huaweiBattery: tcp('huawei-sun2000', huawei.port, 1),
+      enphase: {
+        type: 'enphase-envoy', host, port: envoy.port, token, pollIntervalMs: 5000,
+        ...(envoyTls ? { tls: { sha256: fingerprintOf(envoyTls.cert), pem: envoyTls.cert } } : { scheme: 'http' }),
+      },
+      daikinAc: { type: 'daikin-brp069', host, port: daikin.port, pollIntervalMs: 10_000 },
     },
     stop: async () => {
-      await Promise.all([fronius.close(), sma.close(), huawei.close()]);
+      await Promise.all([fronius.close(), sma.close(), huawei.close(), envoy.stop(), daikin.stop()]);
     },
   };
+}
+
+/** An owner token as Enlighten issues one (a JWT valid a year); the simulator accepts only it. */
+function demoToken(): string {
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const exp = Math.floor(Date.now() / 1000) + 365 * 86_400;
+  return `${part({ kid: 'demo', typ: 'JWT', alg: 'ES256' })}.${part({ aud: '122302045041', iss: 'Entrez', enphaseUser: 'owner', exp })}.ZGVtbw`;
 }

@@ -95,6 +95,7 @@ export class DeviceRepository {
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
   private readonly writeStatic: Statement;
+  private readonly writeDriver: Statement;
   private readonly listDriven: Statement<[]>;
   private readonly listIds: Statement<[]>;
   private readonly listAll: Statement<[]>;
@@ -129,6 +130,7 @@ export class DeviceRepository {
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
     this.writeStatic = db.prepare('UPDATE devices SET model = @model, model_fold = @model_fold, static_json = @static_json WHERE id = @id');
+    this.writeDriver = db.prepare('UPDATE devices SET driver_json = @driver_json WHERE id = @id');
     this.listAll = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices ORDER BY kind, created_at, id`).raw();
     this.listDriven = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id`).raw();
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
@@ -279,6 +281,12 @@ export class DeviceRepository {
     this.records.delete(id);
     const result = this.writeStatic.run({ id, model, model_fold: model === null ? null : fold(model), static_json: JSON.stringify(staticData) });
     return result.changes > 0;
+  }
+
+  /** A new binding for a device (the installer accepted a device's new certificate); the runtime picks it up on its next resync. */
+  updateDriver(id: string, driver: DriverBinding): boolean {
+    this.records.delete(id);
+    return this.writeDriver.run({ id, driver_json: JSON.stringify(driver) }).changes > 0;
   }
 
   setOnline(id: string, isOnline: boolean): boolean {

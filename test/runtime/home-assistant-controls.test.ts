@@ -60,3 +60,17 @@ test('home assistant controls: a vehicle\'s charging controls follow what its ch
   assert.deepEqual(haCommand('charging_stop', 'PRESS', offers), { type: 'CHARGING_STOP' });
   assert.match(haCommand('charging_start', 'PRESS', offers) as string, /not offered/);
 });
+
+test('home assistant controls: a Daikin AC over HTTP is a climate with its modes and its setpoint range', async () => {
+  const { default: daikin } = await import('../../drivers/http/daikin-brp069.ts');
+  // The shapes the HTTP runtime reports (http-runtime.ts commandShape), from the definition as data.
+  const offers = new Map<CommandType, CommandShape>();
+  for (const [type, spec] of Object.entries(daikin.commands ?? {})) offers.set(type as CommandType, { value: spec!.value, stateField: spec!.confirm.field });
+  const ac: DeviceRecord = { ...hvac({ mode: 'COOL', targetTemperature: 24, roomTemperature: 26.5 }, 'AC'), driver: { type: daikin.type } };
+  const [climate] = controlsOf(ac, offers);
+  assert.equal(climate!.component, 'climate');
+  assert.deepEqual([...(climate!.config['modes'] as string[])].sort(), ['auto', 'cool', 'dry', 'heat', 'off']);
+  assert.deepEqual([climate!.config['min_temp'], climate!.config['max_temp']], [10, 32]);
+  assert.deepEqual([...climate!.commands].sort(), ['mode', 'temperature']);
+  assert.deepEqual(haCommand('temperature', '22.5', offers), { type: 'SET_TEMPERATURE', payload: { temperature: 22.5 } });
+});

@@ -1,7 +1,7 @@
 // Throwaway certificates for TLS tests: a CA, a server certificate for localhost/127.0.0.1 signed
 // by it, and a client certificate signed by it.
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface TestCertificates {
@@ -24,4 +24,12 @@ export function makeCertificates(dir: string): TestCertificates {
       '-extfile', f(`${who}.ext`), '-out', f(`${who}.crt`));
   }
   return { caFile: f('ca.crt'), serverCertFile: f('server.crt'), serverKeyFile: f('server.key'), clientCertFile: f('client.crt'), clientKeyFile: f('client.key') };
+}
+
+/** A self-signed certificate as a device makes itself (an Envoy's is issued to "envoy"), and its key. */
+export function makeSelfSigned(dir: string, commonName: string, name = commonName): { cert: string; key: string } {
+  const f = (file: string) => join(dir, file);
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`,
+    '-keyout', f(`${name}.key`), '-out', f(`${name}.crt`)], { stdio: 'pipe' });
+  return { cert: readFileSync(f(`${name}.crt`), 'utf8'), key: readFileSync(f(`${name}.key`), 'utf8') };
 }

@@ -10,7 +10,8 @@ import type { Unit } from '../driver-model.ts';
 /** How a value is read from a message and turned into an API value. */
 export interface ValueRule {
   /** Where the value sits: absent for the whole payload; `a.b[2]` in a JSON payload; `"Label (R1T)"`
-   * (quoted) for a key with dots or spaces. Several paths: the first one present in the message
+   * (quoted) for a key with dots or spaces; `list[type=eim].wNow` the first element of a list whose
+   * key has that value; `list[*].power` that key of every element (a number rule sums them). Several paths: the first one present in the message
    * (a bridge whose labels differ by model or version). */
   path?: string | readonly string[];
   /** What the value becomes; 'number' parses numeric strings, 'boolean' takes true/false, 1/0, on/off;
@@ -19,8 +20,11 @@ export interface ValueRule {
   /** For 'count': the part of the array counted (indexes, end exclusive), and the threshold of a number. */
   slice?: readonly [number, number];
   above?: number;
-  /** A factor applied to the raw number before unit conversion. */
+  /** A factor applied to the raw number before unit conversion, after `offset` is added. */
   scale?: number;
+  offset?: number;
+  /** A number written as hex text: its first byte, or its bytes little-endian and signed. */
+  decode?: 'hex-byte' | 'hex-le-signed';
   /** The payload's unit and the field's unit (W → kW…). */
   unit?: Unit;
   to?: Unit;

@@ -3,14 +3,20 @@
 import { convertUnit } from '../registers.ts';
 import type { ValueRule } from './definition.ts';
 
-/** Splits `a.b[2]."Label (x.y)"` into keys and indexes. */
-export function parsePath(path: string): (string | number)[] {
-  const parts: (string | number)[] = [];
-  const pattern = /"([^"]*)"|\[(\d+)\]|([^.[\]"]+)/g;
+/** A step of a path: a key, an index, every element (`[*]`), or the first element whose key has
+ * a value (`[measurementType=net-consumption]`). */
+export type PathPart = string | number | { every: true } | { key: string; equals: string };
+
+/** Splits `a.b[2]."Label (x.y)"[*][type=eim]` into keys, indexes and selections. */
+export function parsePath(path: string): PathPart[] {
+  const parts: PathPart[] = [];
+  const pattern = /"([^"]*)"|\[(\d+)\]|\[\*\]|\[([^\]=]+)=([^\]]*)\]|([^.[\]"]+)/g;
   for (const match of path.matchAll(pattern)) {
     if (match[1] !== undefined) parts.push(match[1]);
     else if (match[2] !== undefined) parts.push(Number(match[2]));
-    else if (match[3] !== undefined) parts.push(match[3]);
+    else if (match[3] !== undefined) parts.push({ key: match[3], equals: match[4]! });
+    else if (match[5] !== undefined) parts.push(match[5]);
+    else parts.push({ every: true });
   }
   return parts;
 }
@@ -24,9 +30,24 @@ export function valueAt(data: unknown, path: string | readonly string[] | undefi
     }
     return undefined;
   }
+  return walk(data, parsePath(path));
+}
+
+/** After `[*]` the rest of the path is taken in every element: the result is the list of those present. */
+function walk(data: unknown, parts: readonly PathPart[]): unknown {
   let current = data;
-  for (const part of parsePath(path)) {
+  for (const [i, part] of parts.entries()) {
     if (current === null || typeof current !== 'object') return undefined;
+    if (typeof part === 'object' && 'every' in part) {
+      if (!Array.isArray(current)) return undefined;
+      return current.map((item) => walk(item, parts.slice(i + 1))).filter((v) => v !== undefined && v !== null);
+    }
+    if (typeof part === 'object') {
+      current = Array.isArray(current)
+        ? current.find((item) => item !== null && typeof item === 'object' && String((item as Record<string, unknown>)[part.key]) === part.equals)
+        : undefined;
+      continue;
+    }
     current = (current as Record<string | number, unknown>)[part];
   }
   return current;
@@ -93,12 +114,37 @@ export function applyRule(rule: ValueRule, data: unknown): string | number | boo
       return undefined;
     }
     case 'number': {
-      const number = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : NaN;
-      if (!Number.isFinite(number)) return undefined;
-      const value = convertUnit(number * (rule.scale ?? 1), rule.unit, rule.to);
+      // A list (a path through `[*]`) is summed: the power of every battery of a gateway.
+      const number = Array.isArray(raw) ? sumOf(raw) : rule.decode && typeof raw === 'string' ? decodeHex(raw, rule.decode) : toNumber(raw);
+      if (number === undefined || !Number.isFinite(number)) return undefined;
+      const value = convertUnit((number + (rule.offset ?? 0)) * (rule.scale ?? 1), rule.unit, rule.to);
       return round(value, rule.digits ?? 3);
     }
   }
+}
+
+/**
+ * Numbers a device writes as hex text (Daikin's BRP084 adapters): `hex-byte` the first byte
+ * ("18" → 24), `hex-le-signed` bytes little-endian and signed ("2200" → 34, "F6FF" → −10).
+ */
+function decodeHex(raw: string, decode: NonNullable<ValueRule['decode']>): number | undefined {
+  if (!/^(?:[0-9a-fA-F]{2})+$/.test(raw)) return undefined;
+  const bytes = Buffer.from(raw, 'hex');
+  if (decode === 'hex-byte') return bytes[0]!;
+  let value = 0;
+  for (let i = bytes.length - 1; i >= 0; i--) value = value * 256 + bytes[i]!;
+  const top = 2 ** (8 * bytes.length);
+  return value >= top / 2 ? value - top : value;
+}
+
+function toNumber(raw: unknown): number | undefined {
+  return typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw.trim()) : undefined;
+}
+
+/** The sum of a list's numbers; undefined when none is a number. */
+function sumOf(list: readonly unknown[]): number | undefined {
+  const numbers = list.map(toNumber).filter((n): n is number => n !== undefined && Number.isFinite(n));
+  return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
 }
 
 export function round(value: number, digits: number): number {

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MQTT_DRIVER_DEFINITIONS, builtInMqttDrivers } from '../../../drivers/mqtt/index.ts';
+import { builtInHttpDrivers } from '../../../drivers/http/index.ts';
 import { builtInDrivers } from '../../../drivers/index.ts';
 import { ConfigSchema } from '../../../src/config.ts';
 import { Daemon } from '../../../src/daemon.ts';
@@ -109,8 +110,10 @@ test('with a broker, every maker of an MQTT definition is an available vendor', 
 });
 
 test('without a broker, none of the makers only MQTT reaches is available', async (t) => {
+  // Makers a driver without a broker reaches (Modbus, HTTP: a Daikin AC's adapter) stay available.
   const modbusOnly = new VendorCatalog();
   builtInDrivers().registerVendors(modbusOnly);
+  builtInHttpDrivers().registerVendors(modbusOnly);
   const mqttOnly = MQTT_DRIVER_DEFINITIONS.flatMap((d) => d.vendors).filter((v) => !modbusOnly.isAvailable(v.domain, v.code));
   assert.ok(mqttOnly.length > 0);
 

@@ -1,0 +1,145 @@
+// The HTTP devices of `hub scan`, `hub devices add` and `hub devices trust`: an Enphase gateway, a
+// Powerwall gateway or a Daikin adapter recognised by its own discovery answer; the certificate it
+// presents is shown and pinned in its binding (trust on first use), and changed only by the
+// installer with `hub devices trust`.
+import type { DriverBinding } from '../domain/device.ts';
+import type { DeviceKind } from '../domain/vocabulary.ts';
+import type { Store } from '../store/store.ts';
+import { peekCertificate } from '../transport/http-device.ts';
+import { describeDiscovered, discoverHttp, type DiscoveredHttpDevice } from '../runtime/http/http-discovery.ts';
+import { HttpReader } from '../runtime/http/http-reader.ts';
+import { pinnedOf, secretSettings, targetOf } from '../runtime/http/http-registry.ts';
+import { builtInHttpDrivers } from '../../drivers/http/index.ts';
+import { int, type CliIo, type Flags } from './modbus-args.ts';
+import { resolveDeviceId } from './device-id.ts';
+import { saveReadDevice } from './save-read.ts';
+
+export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
+              [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME]
+              [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
+                                      certificate shown is pinned (or must equal --fingerprint)
+  devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now`;
+
+/** The HTTP devices at a host (for `hub scan`), printed as found. */
+export async function scanHttp(host: string, io: CliIo, timeoutMs: number, port?: number): Promise<DiscoveredHttpDevice[]> {
+  io.err(`asking ${host} over HTTP(S) for an Enphase gateway, a Powerwall gateway or a Daikin adapter …`);
+  const found = await discoverHttp(host, builtInHttpDrivers(), { timeoutMs, port });
+  for (const device of found) io.err(`  ${describeDiscovered(device)}`);
+  return found;
+}
+
+/** `hub devices add` for an HTTP device; undefined when the host has none (the Modbus path follows). */
+export async function addHttp(store: Store, host: string, flags: Flags, io: CliIo): Promise<number | undefined> {
+  const registry = builtInHttpDrivers();
+  const type = flags['driver'];
+  if (type !== undefined && !registry.has(type)) return undefined;
+  const timeoutMs = int(flags, 'timeout', 3000)!;
+  // --port is the HTTP port when an HTTP driver is named; otherwise (it may be a Modbus port) --http-port.
+  const port = int(flags, 'http-port') ?? (type !== undefined ? int(flags, 'port') : undefined);
+  const found = await discoverHttp(host, registry, { timeoutMs, port, types: type ? [type] : undefined, settings: flags });
+  const device = found[0];
+  if (!device) {
+    if (type === undefined) return undefined;
+    io.err(`no ${registry.get(type).title} answered at ${host}${port !== undefined ? `:${port}` : ''}`);
+    return 1;
+  }
+  const definition = device.definition;
+  io.err(`found: ${describeDiscovered(device)}`);
+  if (device.certificate) {
+    const wanted = flags['fingerprint']?.toUpperCase();
+    if (wanted !== undefined && wanted !== device.certificate.sha256) {
+      io.err(`the device presents certificate SHA-256 ${device.certificate.sha256}, not the ${wanted} given: not added`);
+      return 1;
+    }
+    io.err(`pinning the device's TLS certificate SHA-256 ${device.certificate.sha256}${wanted ? ' (as given)' : ' (trust on first use: compare it with the device\'s own page if in doubt)'}`);
+  }
+  // The device's main kind first (a Powerwall is a battery, an Envoy a PV system); --kind for the others.
+  const kind = (flags['kind'] as DeviceKind | undefined) ?? device.kinds.find((k) => definition.kinds[k]);
+  if (!kind || !definition.kinds[kind]) {
+    io.err(`the device offers ${Object.keys(definition.kinds).join(', ')}; choose one with --kind`);
+    return 2;
+  }
+  const binding: DriverBinding = { type: definition.type, host, port: device.port };
+  if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
+  for (const name of Object.keys(definition.settings)) if (flags[name] !== undefined) binding[name] = flags[name];
+  if (device.certificate) binding['tls'] = device.certificate;
+  if (store.devices.wasDeletedAt(binding)) {
+    io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
+    return 1;
+  }
+  let reader: HttpReader;
+  try {
+    reader = new HttpReader(definition, binding, { now: () => Date.now() });
+  } catch (err) {
+    io.err((err as Error).message);
+    return 2;
+  }
+  // A first read with the credentials given: a wrong token or password is found now, not later.
+  const state = await reader.readState(kind, { timeoutMs: 10_000 });
+  const staticRead = await reader.readStatic(kind, { timeoutMs: 10_000 }).catch(() => ({}));
+  const vendor = definition.vendors[0]!.code;
+  const model = device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title;
+  saveReadDevice(store, {
+    kind, userId: flags['user']!, binding, state, hvacType: kind === 'hvac' ? 'AC' : undefined,
+    staticData: { vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}), ...staticRead },
+  }, io);
+  return 0;
+}
+
+/** `hub devices trust ID`: shows the certificate the device presents now and pins it. */
+export async function trust(store: Store, args: string[], flags: Flags, io: CliIo): Promise<number> {
+  const [given] = args;
+  if (!given) {
+    io.err(HTTP_ADD_USAGE);
+    return 2;
+  }
+  const found = resolveDeviceId(store, given);
+  if ('problem' in found) {
+    io.err(found.problem);
+    return 1;
+  }
+  const device = store.devices.get(found.id)!;
+  const registry = builtInHttpDrivers();
+  if (!device.driver || !registry.has(device.driver.type)) {
+    io.err(`device ${device.id} is not reached over HTTP(S): there is no certificate to trust`);
+    return 1;
+  }
+  const target = targetOf(registry.get(device.driver.type), device.driver);
+  if (target.scheme !== 'https') {
+    io.err(`device ${device.id} is reached over plain HTTP: there is no certificate to trust`);
+    return 1;
+  }
+  let presented;
+  try {
+    presented = await peekCertificate(target.host, target.port, int(flags, 'timeout', 5000)!);
+  } catch (err) {
+    io.err(`cannot reach ${target.host}:${target.port}: ${(err as Error).message}`);
+    return 1;
+  }
+  const before = pinnedOf(device.driver);
+  io.out(`accepted until now: ${before?.sha256 ?? '(none)'}`);
+  io.out(`presented now:      ${presented.sha256}`);
+  if (before?.sha256 === presented.sha256) {
+    io.out('the device presents the certificate already accepted; nothing to change');
+    return 0;
+  }
+  const wanted = flags['fingerprint']?.toUpperCase();
+  if (wanted !== undefined && wanted !== presented.sha256) {
+    io.err(`the device presents ${presented.sha256}, not the ${wanted} given: nothing changed`);
+    return 1;
+  }
+  store.devices.updateDriver(device.id, { ...device.driver, tls: presented });
+  io.out(`device ${device.id} now trusts ${presented.sha256}; a running hub uses it within its resync interval`);
+  return 0;
+}
+
+/** The binding without its secrets, for listings. */
+export function shownBinding(binding: DriverBinding): Record<string, unknown> {
+  const registry = builtInHttpDrivers();
+  const { type: _type, ...settings } = binding;
+  const secrets = registry.has(binding.type) ? secretSettings(registry.get(binding.type)) : [];
+  const out = Object.fromEntries(Object.entries(settings).filter(([key]) => !secrets.includes(key) && !/password|secret|token/i.test(key)));
+  const pinned = pinnedOf(binding);
+  if (pinned) out['tls'] = { sha256: pinned.sha256 };
+  return out;
+}

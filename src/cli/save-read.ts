@@ -1,0 +1,39 @@
+// Saving a device `hub devices add` has just read, whatever its transport: the read is a
+// measurement, so it stamps the device and its state (whole seconds), and the record goes through
+// the importer as any other.
+import type { DriverBinding } from '../domain/device.ts';
+import { STATE_KEY } from '../domain/device.ts';
+import { prepareImport } from '../domain/import.ts';
+import { formatTimestamp } from '../domain/time.ts';
+import type { DeviceKind } from '../domain/vocabulary.ts';
+import type { Store } from '../store/store.ts';
+import type { CliIo } from './modbus-args.ts';
+
+export interface ReadDevice {
+  kind: DeviceKind;
+  userId: string;
+  binding: DriverBinding;
+  staticData: { vendor: string; model: string } & Record<string, unknown>;
+  state: Record<string, unknown>;
+  /** An HVAC's type (AC…). */
+  hvacType?: string;
+}
+
+/** Imports the device (throws ImportError when the importer refuses it) and says so. */
+export function saveReadDevice(store: Store, device: ReadDevice, io: CliIo): void {
+  const readAt = formatTimestamp(Math.floor(Date.now() / 1000) * 1000);
+  const stamped = { lastUpdated: readAt, ...device.state };
+  const stateKey = STATE_KEY[device.kind];
+  const record = {
+    kind: device.kind, userId: device.userId, isOnline: true, driver: device.binding, lastUpdated: readAt,
+    ...(device.hvacType ? { type: device.hvacType } : {}),
+    staticData: device.staticData,
+    ...(stateKey ? { [stateKey]: stamped } : {}),
+  };
+  const now = Date.now();
+  const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind);
+  // Kinds without a state object in the API (meters, HVACs) keep their readings too.
+  if (!stateKey) prepared.devices[0]!.state = stamped;
+  store.importDevices(prepared.devices, prepared.images, now);
+  io.out(`added ${device.kind} ${prepared.devices[0]!.id} (${device.staticData.vendor} ${device.staticData.model}) for ${device.userId}`);
+}

@@ -1,0 +1,103 @@
+// The registry of HTTP driver definitions: one per binding `type`, checked when registered (every
+// rule reads an endpoint that exists), and how a binding becomes a device's target and settings.
+import type { DriverBinding } from '../../domain/device.ts';
+import type { VendorCatalog } from '../../domain/vendors.ts';
+import type { HttpTarget, PinnedCertificate } from '../../transport/http-device.ts';
+import type { HttpDriverDefinition, HttpFieldRule } from './definition.ts';
+
+export class HttpDriverRegistry {
+  private readonly definitions = new Map<string, HttpDriverDefinition>();
+
+  constructor(definitions: readonly HttpDriverDefinition[] = []) {
+    for (const definition of definitions) this.register(definition);
+  }
+
+  register(definition: HttpDriverDefinition): void {
+    if (this.definitions.has(definition.type)) throw new Error(`driver type "${definition.type}" is registered twice`);
+    checkDefinition(definition);
+    this.definitions.set(definition.type, definition);
+  }
+
+  has(type: string): boolean {
+    return this.definitions.has(type);
+  }
+
+  get(type: string): HttpDriverDefinition {
+    const definition = this.definitions.get(type);
+    if (!definition) throw new Error(`unknown driver type "${type}" (known: ${[...this.definitions.keys()].join(', ')})`);
+    return definition;
+  }
+
+  all(): HttpDriverDefinition[] {
+    return [...this.definitions.values()];
+  }
+
+  registerVendors(catalog: VendorCatalog): void {
+    for (const definition of this.definitions.values()) {
+      for (const { domain, code } of definition.vendors) catalog.registerVendor(domain, code);
+    }
+  }
+}
+
+/** Where the binding's device answers: host, port, scheme and the accepted certificate. */
+export function targetOf(definition: HttpDriverDefinition, binding: DriverBinding): HttpTarget {
+  const host = binding['host'];
+  if (typeof host !== 'string' || host === '') throw new Error(`driver ${definition.type}: the binding needs host (the device's address)`);
+  const scheme = binding['scheme'] ?? definition.scheme;
+  if (scheme !== 'http' && scheme !== 'https') throw new Error(`driver ${definition.type}: scheme must be http or https`);
+  const port = binding['port'] ?? (scheme === 'https' ? 443 : 80);
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) throw new Error('port must be 1-65535');
+  return { scheme, host, port: port as number, pinned: pinnedOf(binding) };
+}
+
+/** The certificate the installer accepted, kept in the binding as `tls: { sha256, pem }`. */
+export function pinnedOf(binding: DriverBinding): PinnedCertificate | undefined {
+  const tls = binding['tls'];
+  if (tls === null || typeof tls !== 'object') return undefined;
+  const { sha256, pem } = tls as Record<string, unknown>;
+  return typeof sha256 === 'string' && typeof pem === 'string' ? { sha256, pem } : undefined;
+}
+
+/** The binding's settings as text (defaults filled), refusing a missing required one. */
+export function httpSettingsOf(definition: HttpDriverDefinition, binding: DriverBinding): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, spec] of Object.entries(definition.settings)) {
+    const raw = binding[name] ?? spec.default;
+    if (raw === undefined || raw === '') {
+      if (spec.required) throw new Error(`driver ${definition.type}: setting "${name}" is required (${spec.description})`);
+      continue;
+    }
+    const value = String(raw);
+    if (spec.pattern && !new RegExp(`^(?:${spec.pattern})$`).test(value)) {
+      throw new Error(`driver ${definition.type}: setting "${name}" does not look right (${spec.description})`);
+    }
+    out[name] = value;
+  }
+  return out;
+}
+
+/** Names of settings that are secrets (passwords, tokens): never shown or logged. */
+export function secretSettings(definition: HttpDriverDefinition): string[] {
+  return Object.entries(definition.settings).filter(([, spec]) => spec.secret).map(([name]) => name);
+}
+
+function rulesOf(rules: Record<string, HttpFieldRule | readonly HttpFieldRule[]>): HttpFieldRule[] {
+  return Object.values(rules).flatMap((r) => (Array.isArray(r) ? r : [r as HttpFieldRule]));
+}
+
+function checkDefinition(definition: HttpDriverDefinition): void {
+  const where = `driver ${definition.type}`;
+  for (const [kind, mapping] of Object.entries(definition.kinds)) {
+    const fields = Object.keys(mapping!.fields);
+    for (const rule of rulesOf({ ...mapping!.fields, ...mapping!.staticData })) {
+      if ('from' in rule && !definition.endpoints[rule.from]) throw new Error(`${where}: ${kind} reads unknown endpoint ${rule.from}`);
+      if ('sign' in rule && !fields.includes(rule.sign)) throw new Error(`${where}: ${kind} derives a sign from unknown field ${rule.sign}`);
+    }
+  }
+  for (const [type, command] of Object.entries(definition.commands ?? {})) {
+    if (command?.readFirst && !definition.endpoints[command.readFirst]) throw new Error(`${where}: command ${type} reads unknown endpoint ${command.readFirst}`);
+  }
+  if (definition.auth.scheme === 'bearer' || definition.auth.scheme === 'header') {
+    if (!definition.settings[definition.auth.setting]) throw new Error(`${where}: authentication names unknown setting ${definition.auth.setting}`);
+  }
+}

@@ -1,0 +1,321 @@
+// Polls every device whose binding names an HTTP definition, each at its own interval and one
+// request at a time, and hands what it reads to the StateWriter (batched, like the Modbus poller).
+// A device that fails is asked again later and later (exponential back-off); one that refuses the
+// hub's credentials is shown offline with that reason and asked again only at the longest back-off,
+// so an expired token is a line in the log, not a crash loop; one that asks the hub to wait (429,
+// Retry-After) is left alone that long. Refreshes are live reads; commands go through the device's
+// definition and are confirmed by reading the state back.
+import type { Logger } from 'pino';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { VendorCatalog } from '../../domain/vendors.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import type { Store } from '../../store/store.ts';
+import { commandValues } from '../commands/command-values.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
+import { syncSessions, sessionTable } from '../driven-sync.ts';
+import type { HubEvents } from '../events/hub-events.ts';
+import { DeviceUnreachableError } from '../live.ts';
+import { StateWriter } from '../state-writer.ts';
+import type { HttpDriverRegistry } from './http-registry.ts';
+import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
+import { targetOf } from './http-registry.ts';
+import { boundedSignal } from './bounded-signal.ts';
+
+export interface HttpRuntimeSettings {
+  tickMs: number;
+  flushMs: number;
+  resyncMs: number;
+  maxBackoffMs: number;
+  /** Consecutive failed polls before a device is shown offline (one lost answer is not an outage). */
+  offlineAfterFailures: number;
+  refreshTimeoutMs: number;
+}
+
+export const DEFAULT_HTTP_SETTINGS: HttpRuntimeSettings = {
+  tickMs: 250,
+  flushMs: 1000,
+  resyncMs: 15_000,
+  maxBackoffMs: 5 * 60_000,
+  offlineAfterFailures: 2,
+  refreshTimeoutMs: 10_000,
+};
+
+export interface HttpRuntimeDeps {
+  store: Store;
+  registry: HttpDriverRegistry;
+  events?: HubEvents;
+  clock: Clock;
+  log: Logger;
+  settings?: Partial<HttpRuntimeSettings>;
+}
+
+interface Session {
+  device: DeviceRecord;
+  reader: HttpReader;
+  laneKey: string;
+  mapped: string[];
+  intervalMs: number;
+  timeoutMs: number;
+  nextPollAt: number;
+  failures: number;
+  /** Why the device is shown offline, for refreshes and the log; undefined while it answers. */
+  offlineReason: string | undefined;
+  staticPending: boolean;
+  inFlight: Promise<void> | undefined;
+  log: Logger;
+}
+
+export class HttpRuntime implements CommandExecutor {
+  readonly name = 'http';
+  readonly writer: StateWriter;
+  readonly settings: HttpRuntimeSettings;
+  /** Completed and failed polls since start (metrics, tests). */
+  polls = 0;
+  pollErrors = 0;
+  private readonly sessions = new Map<string, Session>();
+  /** One lane per device address: records of one gateway (PV, meter, battery) share it. */
+  private readonly lanes = new Map<string, RequestLane>();
+  private timers: NodeJS.Timeout[] = [];
+  private lastSyncAt = 0;
+  private readonly log: Logger;
+  /** Aborts requests in flight when the runtime stops. */
+  private stopping = new AbortController();
+
+  constructor(private readonly deps: HttpRuntimeDeps) {
+    this.settings = { ...DEFAULT_HTTP_SETTINGS, ...deps.settings };
+    this.log = deps.log.child({ part: 'http' });
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+  }
+
+  registerVendors(catalog: VendorCatalog): void {
+    this.deps.registry.registerVendors(catalog);
+  }
+
+  handles(device: DeviceRecord): boolean {
+    return device.driver !== null && this.deps.registry.has(device.driver.type);
+  }
+
+  start(): void {
+    this.stopping = new AbortController();
+    this.sync();
+    this.timers.push(setInterval(() => this.tick(), this.settings.tickMs));
+    this.timers.push(setInterval(() => this.writer.flush(), this.settings.flushMs));
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    this.stopping.abort(new Error('the hub is stopping'));
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.inFlight));
+    this.writer.flush();
+    this.sessions.clear();
+    this.lanes.clear();
+  }
+
+  /** Stops polling a deleted device. */
+  remove(deviceId: string): void {
+    const session = this.sessions.get(deviceId);
+    this.sessions.delete(deviceId);
+    this.writer.forget(deviceId);
+    if (session && ![...this.sessions.values()].some((s) => s.laneKey === session.laneKey)) this.lanes.delete(session.laneKey);
+  }
+
+  /** Devices being polled. */
+  get deviceCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Why the device is shown offline (an expired token…), or undefined while it answers. */
+  offlineReason(deviceId: string): string | undefined {
+    return this.sessions.get(deviceId)?.offlineReason;
+  }
+
+  /** When the device is next polled (hub clock, ms), for tests and diagnostics. */
+  nextPollAt(deviceId: string): number | undefined {
+    return this.sessions.get(deviceId)?.nextPollAt;
+  }
+
+  /** A live read: the device is asked now; a device that does not answer is unreachable (503). */
+  async refresh(device: DeviceRecord): Promise<DeviceRecord> {
+    const session = this.sessionOf(device);
+    if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
+    if (session.inFlight) await session.inFlight;
+    const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
+    const error = await this.poll(session, bound.signal).finally(bound.done);
+    this.writer.flush();
+    if (error) throw new DeviceUnreachableError(device.id, error);
+    return this.deps.store.devices.get(device.id) ?? device;
+  }
+
+  supportedCommands(device: DeviceRecord): readonly CommandType[] {
+    const session = this.sessionOf(device);
+    return session ? (Object.keys(session.reader.definition.commands ?? {}) as CommandType[]) : [];
+  }
+
+  /** What a command takes (an AC's setpoint range, its modes), for front ends such as Home Assistant. */
+  commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
+    const spec = this.sessionOf(device)?.reader.definition.commands?.[type];
+    return spec ? { value: spec.value, stateField: spec.confirm.field } : undefined;
+  }
+
+  isReachable(device: DeviceRecord): boolean {
+    const session = this.sessions.get(device.id);
+    return session !== undefined && session.failures < this.settings.offlineAfterFailures && session.offlineReason === undefined;
+  }
+
+  /** Sends the command's request, then reads the state back until it shows the target. */
+  async execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
+    const session = this.sessionOf(device);
+    const spec = session?.reader.definition.commands?.[type];
+    if (!session || !spec) throw new CommandFailure(`${type} is not supported by this device's driver.`);
+    // The payload is checked before anything is sent (a mode the device has no equivalent of).
+    commandValues(spec.value, type, payload, session.reader.settings);
+    const bound = boundedSignal(this.stopping.signal, undefined, signal);
+    try {
+      await this.carryOut(session, type, payload, bound.signal);
+    } finally {
+      bound.done();
+    }
+  }
+
+  private async carryOut(session: Session, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
+    const device = session.device;
+    const spec = session.reader.definition.commands![type]!;
+    const [value] = commandValues(spec.value, type, payload, session.reader.settings);
+    const options = { timeoutMs: session.timeoutMs, signal };
+    try {
+      await session.reader.command(type, value!, options);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      throw new CommandFailure(`The device could not be set: ${(err as Error).message}`.slice(0, 200));
+    }
+    const expected = spec.confirm.equals?.[String(value)] ?? (spec.confirm.divide ? Number(value) / spec.confirm.divide : value);
+    const error = await this.poll(session, options.signal);
+    this.writer.flush();
+    if (error) throw new CommandFailure(`The device took the setting but did not answer the read-back: ${error}`.slice(0, 200));
+    const shown = this.writer.current(device.id)?.state?.[spec.confirm.field];
+    if (String(shown) !== String(expected)) {
+      throw new CommandFailure(`The device did not take the setting: ${spec.confirm.field} reads ${String(shown)} instead of ${String(expected)}.`);
+    }
+  }
+
+  private tick(): void {
+    const now = this.deps.clock.now();
+    if (now - this.lastSyncAt >= this.settings.resyncMs) this.sync();
+    for (const session of this.sessions.values()) {
+      if (session.inFlight || now < session.nextPollAt) continue;
+      const bound = boundedSignal(this.stopping.signal, session.timeoutMs * 4);
+      session.inFlight = this.poll(session, bound.signal).then(() => {
+        bound.done();
+        session.inFlight = undefined;
+      });
+    }
+  }
+
+  /** Reads the device; returns why it failed, or undefined. Schedules the next poll either way. */
+  private async poll(session: Session, signal: AbortSignal): Promise<string | undefined> {
+    const id = session.device.id;
+    const kind = session.device.kind;
+    const started = this.deps.clock.now();
+    const options = { timeoutMs: session.timeoutMs, signal };
+    try {
+      const values = await session.reader.readState(kind, options);
+      if (!this.sessions.has(id)) return undefined;
+      this.writer.reportValues(id, values, session.mapped, this.deps.clock.now());
+      if (session.offlineReason || session.failures >= this.settings.offlineAfterFailures) {
+        session.log.info('http: the device answers again');
+        session.staticPending = true;
+      }
+      session.failures = 0;
+      session.offlineReason = undefined;
+      if (session.staticPending) {
+        session.staticPending = false;
+        await session.reader.readStatic(kind, options)
+          .then((read) => this.writer.reportStatic(id, read, this.deps.clock.now()))
+          .catch((err: Error) => session.log.debug({ err: { message: err.message } }, 'http: static data not read'));
+      }
+      session.nextPollAt = Math.max(session.nextPollAt + session.intervalMs, started);
+      this.polls++;
+      return undefined;
+    } catch (err) {
+      const error = err as Error;
+      // The hub stopping cut the request: the device did nothing wrong and is not shown offline.
+      if (this.stopping.signal.aborted) return error.message;
+      this.pollErrors++;
+      if (err instanceof RateLimitedError) {
+        // The device's own limit: not a failure, it answered; the next poll waits as long as asked.
+        session.nextPollAt = this.deps.clock.now() + Math.max(err.retryAfterMs, session.intervalMs);
+        session.log.info({ retryInMs: err.retryAfterMs }, 'http: the device asks the hub to wait');
+        return error.message;
+      }
+      session.failures++;
+      let backoff = Math.min(session.intervalMs * 2 ** Math.max(0, session.failures - 1), this.settings.maxBackoffMs);
+      if (err instanceof AuthRefusedError) {
+        // Asking again soon cannot help (and a Powerwall locks out repeated failed logins).
+        backoff = this.settings.maxBackoffMs;
+        if (session.offlineReason !== error.message) session.log.warn({ reason: error.message }, 'http: the device refuses the hub\'s credentials; shown offline');
+        session.offlineReason = error.message;
+        this.writer.reportOnline(id, false);
+      } else if (session.failures >= this.settings.offlineAfterFailures) {
+        session.offlineReason = error.message;
+        this.writer.reportOnline(id, false);
+      }
+      session.nextPollAt = this.deps.clock.now() + backoff;
+      const level = session.failures === 1 || session.failures === this.settings.offlineAfterFailures ? 'warn' : 'debug';
+      session.log[level]({ err: { type: error.name, message: error.message }, failures: session.failures, retryInMs: backoff }, 'http: poll failed');
+      return error.message;
+    }
+  }
+
+  /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
+  sync(): void {
+    this.lastSyncAt = this.deps.clock.now();
+    syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, {
+      handles: (device) => this.handles(device), open: (device) => this.open(device), remove: (id) => this.remove(id),
+    }));
+  }
+
+  private sessionOf(device: DeviceRecord): Session | undefined {
+    return this.sessions.get(device.id) ?? (this.handles(device) ? this.open(device) : undefined);
+  }
+
+  private open(device: DeviceRecord): Session | undefined {
+    const log = this.log.child({ device: device.id });
+    try {
+      const definition = this.deps.registry.get(device.driver!.type);
+      const mapping = definition.kinds[device.kind];
+      if (!mapping) throw new Error(`driver ${definition.type} cannot read a ${device.kind}`);
+      const binding = device.driver!;
+      const target = targetOf(definition, binding);
+      const laneKey = `${target.scheme}://${target.host}:${target.port}`;
+      const lane = this.lanes.get(laneKey) ?? new RequestLane();
+      this.lanes.set(laneKey, lane);
+      const session: Session = {
+        device,
+        reader: new HttpReader(definition, binding, this.deps.clock, lane),
+        laneKey,
+        mapped: Object.keys(mapping.fields),
+        intervalMs: positive(binding['pollIntervalMs']) ?? definition.defaults.pollIntervalMs,
+        timeoutMs: positive(binding['timeoutMs']) ?? definition.defaults.timeoutMs,
+        // Spread first polls so that a restart does not ask every device at once.
+        nextPollAt: this.deps.clock.now() + Math.floor(Math.random() * 250),
+        failures: 0,
+        offlineReason: undefined,
+        staticPending: true,
+        inFlight: undefined,
+        log,
+      };
+      this.sessions.set(device.id, session);
+      this.writer.track(device);
+      return session;
+    } catch (err) {
+      log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'http: device has an unusable driver binding, not polled');
+      return undefined;
+    }
+  }
+}
+
+function positive(value: unknown): number | undefined {
+  return typeof value === 'number' && value > 0 ? value : undefined;
+}
