@@ -17,6 +17,7 @@ import { syncSessions, sessionTable } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
+import type { HttpCommand } from './definition.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
 import { targetOf } from './http-registry.ts';
@@ -156,7 +157,7 @@ export class HttpRuntime implements CommandExecutor {
   /** What a command takes (an AC's setpoint range, its modes), for front ends such as Home Assistant. */
   commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
     const spec = this.sessionOf(device)?.reader.definition.commands?.[type];
-    return spec ? { value: spec.value, stateField: spec.confirm.field } : undefined;
+    return spec ? httpCommandShape(spec) : undefined;
   }
 
   isReachable(device: DeviceRecord): boolean {
@@ -318,4 +319,22 @@ export class HttpRuntime implements CommandExecutor {
 
 function positive(value: unknown): number | undefined {
   return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/**
+ * What a definition's command takes and where its result shows: the state field confirms it, and
+ * holds `confirm.equals`' word for the device's word sent (mode 3 shows as COOL), else that word.
+ */
+export function httpCommandShape(spec: HttpCommand): CommandShape {
+  const shape: CommandShape = { value: spec.value, stateField: spec.confirm.field };
+  const equals = spec.confirm.equals;
+  if (spec.value.from === 'payload-enum' && equals) {
+    const words: Record<string, string> = {};
+    for (const [word, deviceWord] of Object.entries(spec.value.map)) {
+      const shown = equals[String(deviceWord)];
+      if (shown !== undefined) words[word] = String(shown);
+    }
+    shape.stateWords = words;
+  }
+  return shape;
 }
