@@ -141,9 +141,15 @@ export class HttpRuntime implements CommandExecutor {
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
     if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
-    if (session.inFlight) await session.inFlight;
+    // The refresh's time includes waiting for a poll in flight (one request at a time per device).
     const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
-    const error = await this.poll(session, bound.signal).finally(bound.done);
+    let error: string | undefined;
+    try {
+      if (session.inFlight) await Promise.race([session.inFlight, abortOf(bound.signal)]);
+      error = bound.signal.aborted ? (bound.signal.reason as Error).message : await this.poll(session, bound.signal);
+    } finally {
+      bound.done();
+    }
     this.writer.flush();
     if (error) throw new DeviceUnreachableError(device.id, error);
     return this.deps.store.devices.get(device.id) ?? device;
@@ -319,6 +325,12 @@ export class HttpRuntime implements CommandExecutor {
 
 function positive(value: unknown): number | undefined {
   return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/** Resolves when the signal aborts (and not before). */
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /**
