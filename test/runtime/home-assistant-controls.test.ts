@@ -92,3 +92,16 @@ test('home assistant controls: a Daikin AC over HTTP shows the mode it is in, as
     assert.equal(climateState({ ...ac, state: { mode: 'FAN' } }, offers)['mode'], null, `${type}: a mode Home Assistant is not offered is unknown`);
   }
 });
+
+test('home assistant controls: a setpoint or a charging current outside the range offered is refused, never stored as a command', async () => {
+  const { default: daikin } = await import('../../drivers/http/daikin-brp069.ts');
+  const { httpCommandShape } = await import('../../src/runtime/http/http-runtime.ts');
+  const offers = new Map<CommandType, CommandShape>();
+  for (const [type, spec] of Object.entries(daikin.commands ?? {})) offers.set(type as CommandType, httpCommandShape(spec!));
+  assert.match(haCommand('temperature', '40', offers) as string, /temperature 40 is outside what the device accepts \(10 to 32\)/);
+  assert.match(haCommand('temperature', '9.5', offers) as string, /outside/);
+  assert.deepEqual(haCommand('temperature', '32', offers), { type: 'SET_TEMPERATURE', payload: { temperature: 32 } });
+  const car = new Map<CommandType, CommandShape>([['SET_CHARGING_CURRENT', { value: { from: 'payload', field: 'current', min: 6, max: 16 } }]]);
+  assert.match(haCommand('charging_current', '99', car) as string, /current 99 is outside what the device accepts \(6 to 16\)/);
+  assert.deepEqual(haCommand('charging_current', '16', car), { type: 'SET_CHARGING_CURRENT', payload: { current: 16 } });
+});
