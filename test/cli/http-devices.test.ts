@@ -35,6 +35,8 @@ test('hub scan recognises an Enphase gateway by its /info and shows the certific
   const scanned = w.out.join('\n');
   assert.match(scanned, /enphase-envoy\s+800-00664-r05 122302045041/);
   assert.ok(scanned.includes(cert.pinned.sha256), scanned);
+  // The command it suggests asks the same port.
+  assert.match(scanned, new RegExp(`add one with: npm run hub -- devices add --user USER --host 127\\.0\\.0\\.1 --http-port ${sim.port} `));
   // No token was needed, and none was sent, to recognise it.
   assert.ok(sim.requests.every((q) => q.headers['authorization'] === undefined));
 
