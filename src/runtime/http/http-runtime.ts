@@ -62,6 +62,8 @@ interface Session {
   failures: number;
   /** Why the device is shown offline, for refreshes and the log; undefined while it answers. */
   offlineReason: string | undefined;
+  /** The device refused the credentials: not asked again (by a refresh either) before nextPollAt. */
+  authRefused: boolean;
   staticPending: boolean;
   inFlight: Promise<void> | undefined;
   log: Logger;
@@ -141,6 +143,9 @@ export class HttpRuntime implements CommandExecutor {
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
     if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
+    // Credentials the device refused are not tried again before the longest back-off, by a refresh
+    // either: an app refreshing every few seconds would otherwise lock a Powerwall account.
+    if (session.authRefused && this.deps.clock.now() < session.nextPollAt) throw new DeviceUnreachableError(device.id, session.offlineReason ?? 'the device refuses the hub\'s credentials');
     // The refresh's time includes waiting for a poll in flight (one request at a time per device).
     const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
     let error: string | undefined;
@@ -236,6 +241,7 @@ export class HttpRuntime implements CommandExecutor {
       }
       session.failures = 0;
       session.offlineReason = undefined;
+      session.authRefused = false;
       if (session.staticPending) {
         session.staticPending = false;
         await session.reader.readStatic(kind, options)
@@ -263,6 +269,7 @@ export class HttpRuntime implements CommandExecutor {
         backoff = this.settings.maxBackoffMs;
         if (session.offlineReason !== error.message) session.log.warn({ reason: error.message }, 'http: the device refuses the hub\'s credentials; shown offline');
         session.offlineReason = error.message;
+        session.authRefused = true;
         this.writer.reportOnline(id, false);
       } else if (session.failures >= this.settings.offlineAfterFailures) {
         session.offlineReason = error.message;
@@ -309,6 +316,7 @@ export class HttpRuntime implements CommandExecutor {
         nextPollAt: this.deps.clock.now() + Math.floor(Math.random() * 250),
         failures: 0,
         offlineReason: undefined,
+        authRefused: false,
         staticPending: true,
         inFlight: undefined,
         log,
