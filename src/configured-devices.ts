@@ -16,7 +16,7 @@ import { builtInDrivers } from '../drivers/index.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
-import { httpSettingsOf, targetOf } from './runtime/http/http-registry.ts';
+import { httpBindingProblems } from './runtime/http/http-registry.ts';
 
 type ConfiguredDevice = Config['devices'][number];
 
@@ -70,8 +70,7 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
       } else if (http.has(binding.type)) {
         const definition = http.get(binding.type);
         if (!definition.kinds[device.kind]) throw new Error(`driver ${binding.type} cannot read a ${device.kind}`);
-        targetOf(definition, binding);
-        httpSettingsOf(definition, binding);
+        for (const problem of httpBindingProblems(definition, binding)) at('driver', problem);
       } else {
         const known = [...modbus.all(), ...mqtt.all(), ...http.all()].map((d) => d.type);
         throw new Error(`unknown driver type "${binding.type}" (known: ${known.join(', ')}; ${OCPP_BINDING} for a charger speaking OCPP; and ${CHARGER_BINDING} for a vehicle with no driver)`);

@@ -86,7 +86,10 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   return 0;
 }
 
-/** `hub devices trust ID`: shows the certificate the device presents now and pins it. */
+/**
+ * `hub devices trust ID`: shows the certificate the device presents now and pins it, for the other
+ * records of the same gateway (same address, same certificate accepted until now) too.
+ */
 export async function trust(store: Store, args: string[], flags: Flags, io: CliIo): Promise<number> {
   const [given] = args;
   if (!given) {
@@ -128,8 +131,21 @@ export async function trust(store: Store, args: string[], flags: Flags, io: CliI
     io.err(`the device presents ${presented.sha256}, not the ${wanted} given: nothing changed`);
     return 1;
   }
-  store.devices.updateDriver(device.id, { ...device.driver, tls: presented });
-  io.out(`device ${device.id} now trusts ${presented.sha256}; a running hub uses it within its resync interval`);
+  // One gateway, several records (its PV, its meter: one per kind): the records at the same address
+  // that trusted the same certificate are the same device, and take the new one with it.
+  const sameGateway = store.devices.all().filter((other) => {
+    if (other.id === device.id || !other.driver || !registry.has(other.driver.type)) return false;
+    try {
+      const at = targetOf(registry.get(other.driver.type), other.driver);
+      return at.scheme === target.scheme && at.host === target.host && at.port === target.port && pinnedOf(other.driver)?.sha256 === before?.sha256;
+    } catch {
+      return false;
+    }
+  });
+  for (const record of [device, ...sameGateway]) {
+    store.devices.updateDriver(record.id, { ...record.driver!, tls: presented });
+    io.out(`device ${record.id} now trusts ${presented.sha256}; a running hub uses it within its resync interval`);
+  }
   return 0;
 }
 

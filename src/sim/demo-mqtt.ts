@@ -40,8 +40,18 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
   }
   const broker = await Aedes.createBroker();
   const server: Server = createServer((socket) => broker.handle(socket));
-  server.listen(listen.port, listen.host);
-  await once(server, 'listening');
+  try {
+    server.listen(listen.port, listen.host);
+    await once(server, 'listening');
+  } catch (err) {
+    // Nothing of the demo's broker stays open (the hub exits with the reason).
+    server.close();
+    await new Promise<void>((resolve) => broker.close(() => resolve()));
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new Error(`HUB_DEMO_MQTT_LISTEN: ${listen.host}:${listen.port} is already in use (is a broker such as mosquitto running there? choose another port)`);
+    }
+    throw err;
+  }
   // The hub and the bridges reach it on loopback when it listens on every address.
   const host = listen.host === '0.0.0.0' || listen.host === '::' ? '127.0.0.1' : listen.host.includes(':') ? `[${listen.host}]` : listen.host;
   const url = `mqtt://${host}:${(server.address() as { port: number }).port}`;

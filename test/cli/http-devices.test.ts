@@ -35,6 +35,8 @@ test('hub scan recognises an Enphase gateway by its /info and shows the certific
   const scanned = w.out.join('\n');
   assert.match(scanned, /enphase-envoy\s+800-00664-r05 122302045041/);
   assert.ok(scanned.includes(cert.pinned.sha256), scanned);
+  // The command it suggests asks the same port.
+  assert.match(scanned, new RegExp(`add one with: npm run hub -- devices add --user USER --host 127\\.0\\.0\\.1 --http-port ${sim.port} `));
   // No token was needed, and none was sent, to recognise it.
   assert.ok(sim.requests.every((q) => q.headers['authorization'] === undefined));
 
@@ -64,6 +66,34 @@ test('hub scan recognises an Enphase gateway by its /info and shows the certific
   const store3 = w.open();
   t.after(() => store3.close());
   assert.deepEqual((store3.devices.get(device!.id)!.driver as Record<string, unknown>)['tls'], replaced.pinned);
+});
+
+test('hub devices trust on one record of a replaced gateway pins the new certificate for every record of that gateway (its PV and its meter)', async (t) => {
+  const cert = deviceCertificate(t, 'envoy');
+  const sim = await started(t, new EnphaseSim(new SiteModel({ pvPeakW: 5000 }), { token: TOKEN }), cert);
+  const other = deviceCertificate(t, 'envoy');
+  const elsewhere = await started(t, new EnphaseSim(new SiteModel({ pvPeakW: 5000 }), { token: TOKEN }), other);
+  const w = workspace(t);
+  for (const kind of ['pvInverter', 'meter']) {
+    assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token', TOKEN, '--kind', kind), 0, w.err.join('\n'));
+  }
+  // Another gateway, at another address: not touched.
+  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(elsewhere.port), '--token', TOKEN, '--kind', 'meter'), 0, w.err.join('\n'));
+  const before = w.open();
+  const ids = Object.fromEntries(before.devices.all().map((d) => [`${d.kind}:${d.driver!['port']}`, d.id]));
+  before.close();
+  const port = sim.port;
+  await sim.stop();
+  const replaced = deviceCertificate(t, 'envoy');
+  await sim.start({ port, tls: replaced });
+  assert.equal(await w.run('devices', 'trust', ids[`pvInverter:${port}`]!), 0, w.err.join('\n'));
+  assert.ok(w.out.join('\n').includes(ids[`meter:${port}`]!), 'the other record of the gateway is named');
+  const after = w.open();
+  t.after(() => after.close());
+  const tls = (id: string) => (after.devices.get(id)!.driver as Record<string, unknown>)['tls'];
+  assert.deepEqual(tls(ids[`pvInverter:${port}`]!), replaced.pinned);
+  assert.deepEqual(tls(ids[`meter:${port}`]!), replaced.pinned);
+  assert.deepEqual(tls(ids[`meter:${elsewhere.port}`]!), other.pinned);
 });
 
 test('hub devices add recognises a Daikin adapter by its basic_info and adds an AC with its state', async (t) => {

@@ -4,7 +4,9 @@
 // the driverless VW over OCPP through the carport's Zaptec).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { demoMqttListen } from '../../src/sim/demo-mqtt.ts';
+import { createServer } from 'node:net';
+import { once } from 'node:events';
+import { demoMqttListen, startDemoMqtt } from '../../src/sim/demo-mqtt.ts';
 import { startDemoHub } from '../support/demo-hub.ts';
 import { TopicWatch } from '../support/topic-watch.ts';
 
@@ -17,6 +19,18 @@ test('demo: HUB_DEMO_MQTT_LISTEN opens the demo broker to the home network', () 
   assert.deepEqual(demoMqttListen('0.0.0.0:1883'), { host: '0.0.0.0', port: 1883 });
   assert.deepEqual(demoMqttListen('[::]:1883'), { host: '::', port: 1883 });
   assert.throws(() => demoMqttListen('1883'), /HUB_DEMO_MQTT_LISTEN must be host:port/);
+});
+
+test('demo: HUB_DEMO_MQTT_LISTEN on a port a broker already holds (mosquitto on 1883) is refused in plain words', async (t) => {
+  const taken = createServer().listen(0, '127.0.0.1');
+  await once(taken, 'listening');
+  t.after(() => taken.close());
+  const port = (taken.address() as { port: number }).port;
+  await assert.rejects(startDemoMqtt({ host: '127.0.0.1', port }), (err: Error) => {
+    // No aedes (a production install): the demo runs without its broker, nothing to refuse.
+    assert.match(err.message, new RegExp(`HUB_DEMO_MQTT_LISTEN: 127\\.0\\.0\\.1:${port} is already in use \\(is a broker such as mosquitto running there\\? choose another port\\)`));
+    return true;
+  });
 });
 
 test('demo: every device of the demo household shows up in Home Assistant', async (t) => {

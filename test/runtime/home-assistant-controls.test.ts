@@ -63,9 +63,10 @@ test('home assistant controls: a vehicle\'s charging controls follow what its ch
 
 test('home assistant controls: a Daikin AC over HTTP is a climate with its modes and its setpoint range', async () => {
   const { default: daikin } = await import('../../drivers/http/daikin-brp069.ts');
+  const { httpCommandShape } = await import('../../src/runtime/http/http-runtime.ts');
   // The shapes the HTTP runtime reports (http-runtime.ts commandShape), from the definition as data.
   const offers = new Map<CommandType, CommandShape>();
-  for (const [type, spec] of Object.entries(daikin.commands ?? {})) offers.set(type as CommandType, { value: spec!.value, stateField: spec!.confirm.field });
+  for (const [type, spec] of Object.entries(daikin.commands ?? {})) offers.set(type as CommandType, httpCommandShape(spec!));
   const ac: DeviceRecord = { ...hvac({ mode: 'COOL', targetTemperature: 24, roomTemperature: 26.5 }, 'AC'), driver: { type: daikin.type } };
   const [climate] = controlsOf(ac, offers);
   assert.equal(climate!.component, 'climate');
@@ -73,4 +74,34 @@ test('home assistant controls: a Daikin AC over HTTP is a climate with its modes
   assert.deepEqual([climate!.config['min_temp'], climate!.config['max_temp']], [10, 32]);
   assert.deepEqual([...climate!.commands].sort(), ['mode', 'temperature']);
   assert.deepEqual(haCommand('temperature', '22.5', offers), { type: 'SET_TEMPERATURE', payload: { temperature: 22.5 } });
+});
+
+test('home assistant controls: a Daikin AC over HTTP shows the mode it is in, as its state field holds it', async () => {
+  const { httpCommandShape } = await import('../../src/runtime/http/http-runtime.ts');
+  for (const type of ['daikin-brp069', 'daikin-brp084']) {
+    const { default: definition } = await import(`../../drivers/http/${type}.ts`);
+    // The shapes the HTTP runtime reports for the definition's commands.
+    const offers = new Map<CommandType, CommandShape>();
+    for (const [command, spec] of Object.entries(definition.commands ?? {})) offers.set(command as CommandType, httpCommandShape(spec as never));
+    // The HTTP runtime stores the mode as the hub's word (COOL), not the adapter's (3, 0200).
+    const ac: DeviceRecord = { ...hvac({ mode: 'COOL', power: 'ON', targetTemperature: 24 }, 'AC'), driver: { type, host: '127.0.0.1' } };
+    assert.equal(climateState(ac, offers)['mode'], 'cool', type);
+    assert.equal(climateState({ ...ac, state: { mode: 'HEAT' } }, offers)['mode'], 'heat', type);
+    assert.equal(climateState({ ...ac, state: { mode: 'AUTO' } }, offers)['mode'], 'auto', type);
+    assert.equal(climateState({ ...ac, state: { mode: 'OFF' } }, offers)['mode'], 'off', type);
+    assert.equal(climateState({ ...ac, state: { mode: 'FAN' } }, offers)['mode'], null, `${type}: a mode Home Assistant is not offered is unknown`);
+  }
+});
+
+test('home assistant controls: a setpoint or a charging current outside the range offered is refused, never stored as a command', async () => {
+  const { default: daikin } = await import('../../drivers/http/daikin-brp069.ts');
+  const { httpCommandShape } = await import('../../src/runtime/http/http-runtime.ts');
+  const offers = new Map<CommandType, CommandShape>();
+  for (const [type, spec] of Object.entries(daikin.commands ?? {})) offers.set(type as CommandType, httpCommandShape(spec!));
+  assert.match(haCommand('temperature', '40', offers) as string, /temperature 40 is outside what the device accepts \(10 to 32\)/);
+  assert.match(haCommand('temperature', '9.5', offers) as string, /outside/);
+  assert.deepEqual(haCommand('temperature', '32', offers), { type: 'SET_TEMPERATURE', payload: { temperature: 32 } });
+  const car = new Map<CommandType, CommandShape>([['SET_CHARGING_CURRENT', { value: { from: 'payload', field: 'current', min: 6, max: 16 } }]]);
+  assert.match(haCommand('charging_current', '99', car) as string, /current 99 is outside what the device accepts \(6 to 16\)/);
+  assert.deepEqual(haCommand('charging_current', '16', car), { type: 'SET_CHARGING_CURRENT', payload: { current: 16 } });
 });

@@ -12,6 +12,11 @@ import type { CommandValue } from '../mqtt/definition.ts';
 export interface CommandShape {
   value?: CommandValue;
   stateField?: string;
+  /**
+   * For an enum, the word `stateField` shows per accepted payload word, where it is not the device's
+   * word from `value.map` (an HTTP Daikin is sent mode 3 and its state shows COOL).
+   */
+  stateWords?: Readonly<Record<string, string>>;
 }
 
 export interface CommandExecutor {

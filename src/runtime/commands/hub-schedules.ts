@@ -20,6 +20,7 @@ import type { ScheduleEvent } from '../../domain/schedule-event.ts';
 import type { HubProgram, HubScheduleRecord } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
+import { commandValues } from './command-values.ts';
 import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
 import { occurrencesAround, programActions, programProblem, type Occurrence, type ProgramAction } from './hub-program.ts';
 import { hubTimeZone, offsetMinutes } from './schedules.ts';
@@ -185,7 +186,7 @@ export class HubSchedules implements CommandExecutor {
     const events = (payload as { schedules?: ScheduleEvent[] } | undefined)?.schedules;
     if (!Array.isArray(events) || events.length === 0) throw new CommandFailure('The schedule is empty.');
     const supported = inner.supportedCommands(device);
-    const problem = programProblem(events, supported.includes('SET_MODE'), supported.includes('SET_TEMPERATURE'));
+    const problem = programProblem(events, supported.includes('SET_MODE'), supported.includes('SET_TEMPERATURE')) ?? eventProblem(inner, device, events);
     if (problem) throw new CommandFailure(problem);
     const now = this.deps.clock.now();
     const timeZone = this.zoneOf(device);
@@ -294,6 +295,34 @@ export class HubSchedules implements CommandExecutor {
       result.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
     });
   }
+}
+
+/**
+ * The first event the device's driver would refuse (a mode it has no equivalent of, a temperature
+ * outside its range), checked against what its commands take before anything is written: a program
+ * is refused as a whole, not event by event when each falls due.
+ */
+function eventProblem(inner: CommandExecutor, device: DeviceRecord, events: readonly ScheduleEvent[]): string | undefined {
+  const supported = inner.supportedCommands(device);
+  const refusal = (type: CommandType, payload: Record<string, unknown>): string | undefined => {
+    if (!supported.includes(type)) return undefined;
+    const value = inner.commandShape?.(device, type)?.value;
+    if (!value) return undefined;
+    try {
+      commandValues(value, type, payload, {});
+      return undefined;
+    } catch (err) {
+      if (err instanceof CommandFailure) return err.message;
+      throw err;
+    }
+  };
+  for (const [index, event] of events.entries()) {
+    const reason = refusal('SET_MODE', { mode: event.mode })
+      ?? (event.end ? refusal('SET_MODE', { mode: 'OFF' }) : undefined)
+      ?? (event.temperature !== undefined ? refusal('SET_TEMPERATURE', { temperature: event.temperature }) : undefined);
+    if (reason) return `schedules[${index}]: ${reason}`;
+  }
+  return undefined;
 }
 
 /** An event's mode first (a device may take a setpoint only in its mode), then its temperature. */

@@ -108,14 +108,16 @@ export function climateState(device: DeviceRecord, offers: Offers): Record<strin
 
 /**
  * The mode the unit is in, read back through the driver's own words: SET_MODE's map says which
- * device word each mode writes, and its confirming state field holds the word the unit reports.
+ * device word each mode writes, and its confirming state field holds the word the unit reports (or
+ * the shape's `stateWords`, where the runtime stores another word than the one it sends).
  */
 function currentMode(device: DeviceRecord, shape: CommandShape | undefined): string | null {
   if (shape?.value?.from !== 'payload-enum') return fixedMode(device);
   const word = shape.stateField === undefined ? undefined : device.state?.[shape.stateField];
   if (word === undefined || word === null) return null;
   for (const [mode, deviceWord] of Object.entries(shape.value.map)) {
-    if (String(deviceWord).toLowerCase() === String(word).toLowerCase() && HA_MODE[mode]) return HA_MODE[mode]!;
+    const shown = shape.stateWords?.[mode] ?? deviceWord;
+    if (String(shown).toLowerCase() === String(word).toLowerCase() && HA_MODE[mode]) return HA_MODE[mode]!;
   }
   return null;
 }

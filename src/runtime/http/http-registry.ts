@@ -2,7 +2,7 @@
 // rule reads an endpoint that exists), and how a binding becomes a device's target and settings.
 import type { DriverBinding } from '../../domain/device.ts';
 import type { VendorCatalog } from '../../domain/vendors.ts';
-import type { HttpTarget, PinnedCertificate } from '../../transport/http-device.ts';
+import { fingerprintOf, type HttpTarget, type PinnedCertificate } from '../../transport/http-device.ts';
 import type { HttpDriverDefinition, HttpFieldRule } from './definition.ts';
 
 export class HttpDriverRegistry {
@@ -55,7 +55,8 @@ export function pinnedOf(binding: DriverBinding): PinnedCertificate | undefined 
   const tls = binding['tls'];
   if (tls === null || typeof tls !== 'object') return undefined;
   const { sha256, pem } = tls as Record<string, unknown>;
-  return typeof sha256 === 'string' && typeof pem === 'string' ? { sha256, pem } : undefined;
+  // Fingerprints are compared as Node shows them (upper-case hex); a file may give lower case.
+  return typeof sha256 === 'string' && typeof pem === 'string' ? { sha256: sha256.toUpperCase(), pem } : undefined;
 }
 
 /** The binding's settings as text (defaults filled), refusing a missing required one. */
@@ -74,6 +75,51 @@ export function httpSettingsOf(definition: HttpDriverDefinition, binding: Driver
     out[name] = value;
   }
   return out;
+}
+
+/**
+ * Every problem of a binding the runtime could not use, for a configuration check: its target and
+ * settings as above, the timing settings (positive whole milliseconds; the runtime would silently
+ * use its defaults), and, for HTTPS, the pinned certificate the runtime needs to connect at all
+ * (`tls: { sha256, pem }`, the fingerprint being the certificate's).
+ */
+export function httpBindingProblems(definition: HttpDriverDefinition, binding: DriverBinding): string[] {
+  const problems: string[] = [];
+  const where = `driver ${definition.type}`;
+  let target: HttpTarget | undefined;
+  try {
+    target = targetOf(definition, binding);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  try {
+    httpSettingsOf(definition, binding);
+  } catch (err) {
+    problems.push((err as Error).message);
+  }
+  for (const name of ['pollIntervalMs', 'timeoutMs']) {
+    const value = binding[name];
+    if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) problems.push(`${where}: ${name} must be a whole number of milliseconds above 0`);
+  }
+  const tls = binding['tls'];
+  if (tls !== undefined || target?.scheme === 'https') {
+    const howTo = 'add the device once with `hub devices add` and copy its tls from `hub export`';
+    const { sha256, pem } = (tls !== null && typeof tls === 'object' ? tls : {}) as Record<string, unknown>;
+    if (typeof sha256 !== 'string' || typeof pem !== 'string') {
+      problems.push(`${where}: HTTPS needs the device's certificate pinned as tls: { sha256, pem } (${howTo})`);
+    } else {
+      let actual: string | undefined;
+      try {
+        actual = fingerprintOf(pem);
+      } catch {
+        problems.push(`${where}: tls.pem is not a PEM certificate (${howTo})`);
+      }
+      if (actual !== undefined && actual.toUpperCase() !== sha256.toUpperCase()) {
+        problems.push(`${where}: tls.sha256 is not the fingerprint of tls.pem (which is ${actual})`);
+      }
+    }
+  }
+  return problems;
 }
 
 /** Names of settings that are secrets (passwords, tokens): never shown or logged. */

@@ -17,6 +17,7 @@ import { syncSessions, sessionTable } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
+import type { HttpCommand } from './definition.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
 import { targetOf } from './http-registry.ts';
@@ -61,6 +62,8 @@ interface Session {
   failures: number;
   /** Why the device is shown offline, for refreshes and the log; undefined while it answers. */
   offlineReason: string | undefined;
+  /** The device refused the credentials: not asked again (by a refresh either) before nextPollAt. */
+  authRefused: boolean;
   staticPending: boolean;
   inFlight: Promise<void> | undefined;
   log: Logger;
@@ -140,9 +143,18 @@ export class HttpRuntime implements CommandExecutor {
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
     if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
-    if (session.inFlight) await session.inFlight;
+    // Credentials the device refused are not tried again before the longest back-off, by a refresh
+    // either: an app refreshing every few seconds would otherwise lock a Powerwall account.
+    if (session.authRefused && this.deps.clock.now() < session.nextPollAt) throw new DeviceUnreachableError(device.id, session.offlineReason ?? 'the device refuses the hub\'s credentials');
+    // The refresh's time includes waiting for a poll in flight (one request at a time per device).
     const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
-    const error = await this.poll(session, bound.signal).finally(bound.done);
+    let error: string | undefined;
+    try {
+      if (session.inFlight) await Promise.race([session.inFlight, abortOf(bound.signal)]);
+      error = bound.signal.aborted ? (bound.signal.reason as Error).message : await this.poll(session, bound.signal);
+    } finally {
+      bound.done();
+    }
     this.writer.flush();
     if (error) throw new DeviceUnreachableError(device.id, error);
     return this.deps.store.devices.get(device.id) ?? device;
@@ -156,7 +168,7 @@ export class HttpRuntime implements CommandExecutor {
   /** What a command takes (an AC's setpoint range, its modes), for front ends such as Home Assistant. */
   commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
     const spec = this.sessionOf(device)?.reader.definition.commands?.[type];
-    return spec ? { value: spec.value, stateField: spec.confirm.field } : undefined;
+    return spec ? httpCommandShape(spec) : undefined;
   }
 
   isReachable(device: DeviceRecord): boolean {
@@ -229,6 +241,7 @@ export class HttpRuntime implements CommandExecutor {
       }
       session.failures = 0;
       session.offlineReason = undefined;
+      session.authRefused = false;
       if (session.staticPending) {
         session.staticPending = false;
         await session.reader.readStatic(kind, options)
@@ -256,6 +269,7 @@ export class HttpRuntime implements CommandExecutor {
         backoff = this.settings.maxBackoffMs;
         if (session.offlineReason !== error.message) session.log.warn({ reason: error.message }, 'http: the device refuses the hub\'s credentials; shown offline');
         session.offlineReason = error.message;
+        session.authRefused = true;
         this.writer.reportOnline(id, false);
       } else if (session.failures >= this.settings.offlineAfterFailures) {
         session.offlineReason = error.message;
@@ -302,6 +316,7 @@ export class HttpRuntime implements CommandExecutor {
         nextPollAt: this.deps.clock.now() + Math.floor(Math.random() * 250),
         failures: 0,
         offlineReason: undefined,
+        authRefused: false,
         staticPending: true,
         inFlight: undefined,
         log,
@@ -318,4 +333,28 @@ export class HttpRuntime implements CommandExecutor {
 
 function positive(value: unknown): number | undefined {
   return typeof value === 'number' && value > 0 ? value : undefined;
+}
+
+/** Resolves when the signal aborts (and not before). */
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/**
+ * What a definition's command takes and where its result shows: the state field confirms it, and
+ * holds `confirm.equals`' word for the device's word sent (mode 3 shows as COOL), else that word.
+ */
+export function httpCommandShape(spec: HttpCommand): CommandShape {
+  const shape: CommandShape = { value: spec.value, stateField: spec.confirm.field };
+  const equals = spec.confirm.equals;
+  if (spec.value.from === 'payload-enum' && equals) {
+    const words: Record<string, string> = {};
+    for (const [word, deviceWord] of Object.entries(spec.value.map)) {
+      const shown = equals[String(deviceWord)];
+      if (shown !== undefined) words[word] = String(shown);
+    }
+    shape.stateWords = words;
+  }
+  return shape;
 }

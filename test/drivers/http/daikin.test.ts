@@ -127,3 +127,29 @@ test('Daikin: the AC keeps no program of its own, so the hub runs a weekly sched
   assert.deepEqual([sim.control['pow'], sim.control['mode'], sim.control['stemp']], ['1', '4', '20.5']);
   assert.equal(hub.device(AC)!.state?.['mode'], 'HEAT');
 });
+
+test('Daikin: a hub-run schedule with an event the AC cannot carry out fails at once with the reason, whichever event is in force, and nothing is written', async (t) => {
+  const sim = await started(t, new DaikinSim());
+  const hub = await startHttpHub(t, [acRecord({ type: 'daikin-brp069', host: '127.0.0.1', port: sim.port, timeZone: 'UTC' })]);
+  await hub.until(AC, (d) => d.isOnline);
+  const schedule = async (bad: Record<string, unknown>) => {
+    // The bad event lasts one minute of the week; the one in force now is (almost surely) a good one.
+    const response = await hub.api(`/hvacs/${AC}/commands/schedule`, {
+      method: 'POST',
+      json: { schedules: [
+        { mode: 'HEAT', temperature: 21, start: { day: 'MONDAY', time: '00:00' } },
+        { ...bad, start: { day: 'MONDAY', time: '00:01' } },
+        { mode: 'COOL', temperature: 24, start: { day: 'MONDAY', time: '00:02' } },
+      ] },
+    });
+    assert.equal(response.status, 200, await response.clone().text());
+    return hub.commandDone(((await response.json()) as { id: string }).id);
+  };
+  const reduced = await schedule({ mode: 'REDUCED' });
+  assert.equal(reduced.state, 'FAILED');
+  assert.match(reduced.failedReason ?? '', /schedules\[1\].*no equivalent of mode REDUCED; it accepts OFF, AUTO, DRY, COOL, HEAT/);
+  const hot = await schedule({ mode: 'HEAT', temperature: 45 });
+  assert.equal(hot.state, 'FAILED');
+  assert.match(hot.failedReason ?? '', /schedules\[1\].*temperature 45 is outside what the device accepts \(10 to 32\)/);
+  assert.equal(sim.requests.filter((q) => q.path === '/aircon/set_control_info').length, 0, 'nothing was written');
+});

@@ -141,6 +141,22 @@ test('Enphase: a gateway that takes the request and never answers fails the refr
   assert.equal((await hub.api('/users/household-1/pv-inverters')).status, 200);
 });
 
+test('Enphase: a refresh while a poll hangs answers 503 within the refresh\'s time, not after the poll\'s', async (t) => {
+  const { sim, binding } = await rig(t);
+  // A poll's request may take 4 s; a refresh has 1 s in all, the poll it waits for included.
+  const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', binding({ timeoutMs: 4000, pollIntervalMs: 300 }))], { refreshTimeoutMs: 1000 });
+  await hub.until(PV, (d) => d.isOnline);
+  sim.faults.hang = true;
+  // The next poll's request is taken and not answered.
+  await sim.requestsReach(sim.requests.length + 1);
+  const started = Date.now();
+  const res = await hub.api(`/pv-inverters/${PV}/refresh`);
+  const took = Date.now() - started;
+  assert.equal(res.status, 503);
+  assert.equal((await res.json() as { errorCode: string }).errorCode, 'DEVICE_IS_DISCONNECTED');
+  assert.ok(took < 3000, `the refresh took ${took} ms`);
+});
+
 test('Enphase: the gateway added as PV inverter and as meter is asked one request at a time, not once per device record', async (t) => {
   const { sim, binding } = await rig(t);
   sim.faults.delayMs = 50;

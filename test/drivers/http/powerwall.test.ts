@@ -67,6 +67,22 @@ test('Powerwall: a refused login shows the device offline with the reason and is
   assert.equal(logins, 1, 'one failed login, not a loop that would lock the account');
 });
 
+test('Powerwall: refreshes of a gateway that refused the login answer 503 with the reason and send no login of their own (an app polling the refresh would lock the account)', async (t) => {
+  const { sim, binding } = await rig(t);
+  const PV = '00000000-0000-4000-8000-0000000000f2';
+  const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'TESLA', binding({ password: 'wrong' }), { isOnline: true })], { maxBackoffMs: 3_600_000 });
+  await hub.until(PV, (d) => !d.isOnline);
+  const logins = () => sim.requests.filter((q) => q.path === '/api/login/Basic').length;
+  assert.equal(logins(), 1);
+  for (let i = 0; i < 3; i++) {
+    const res = await hub.api(`/pv-inverters/${PV}/refresh`);
+    assert.equal(res.status, 503);
+    assert.equal((await res.json() as { errorCode: string }).errorCode, 'DEVICE_IS_DISCONNECTED');
+  }
+  await assert.rejects(hub.daemon.http!.refresh(hub.device(PV)!), /refused the login \(401\)/);
+  assert.equal(logins(), 1, 'no login was tried again before the longest back-off');
+});
+
 test('Powerwall: a gateway that rate-limits (429, Retry-After) is left alone that long and stays online', async (t) => {
   const { sim, binding } = await rig(t);
   const hub = await startHttpHub(t, [httpRecord('battery', BATTERY, 'TESLA', binding({ pollIntervalMs: 200 }))]);
