@@ -12,7 +12,8 @@ import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { DriverRegistry } from './driver-registry.ts';
 import { DEFAULT_SCHEDULER_SETTINGS, PollScheduler, type SchedulerSettings } from './scheduler.ts';
 import { COMMAND_TYPES, type CommandType } from '../domain/vocabulary.ts';
-import { CommandFailure, type CommandExecutor, type CommandShape } from './commands/executor.ts';
+import { CommandFailure, DeviceNotReached, type CommandExecutor, type CommandShape } from './commands/executor.ts';
+import { ModbusNotConnectedError } from '../transport/modbus-errors.ts';
 import { commandValues } from './commands/command-values.ts';
 import type { HubEvents } from './events/hub-events.ts';
 
@@ -111,6 +112,7 @@ export class ModbusRuntime implements Runtime, CommandExecutor {
       }
     } catch (err) {
       if (err instanceof CommandFailure) throw err;
+      if (err instanceof ModbusNotConnectedError) throw new DeviceNotReached(`The device could not be reached: ${err.message}`.slice(0, 200));
       const code = (err as { code?: number }).code;
       throw new CommandFailure(typeof code === 'number' && err instanceof Error && err.name === 'ModbusExceptionError'
         ? `The device rejected the write (Modbus exception ${code}).`

@@ -48,6 +48,7 @@ export class CommandRepository {
   private readonly failPendingOfDevice: Statement;
   private readonly byState: Statement<[]>;
   private readonly start: Statement;
+  private readonly unstart: Statement<[string]>;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
@@ -63,6 +64,7 @@ export class CommandRepository {
       last_updated = @now WHERE device_id = @deviceId AND state = 'PENDING'`);
     this.byState = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state');
     this.start = db.prepare("UPDATE commands SET started_at = @now WHERE id = @id AND state = 'PENDING'");
+    this.unstart = db.prepare("UPDATE commands SET started_at = NULL WHERE id = ? AND state = 'PENDING'");
   }
 
   /** How many commands are in each state (for metrics). */
@@ -98,6 +100,12 @@ export class CommandRepository {
   /** Records, durably, that the command is about to be sent; false when it is no longer PENDING. */
   markStarted(id: string, nowMs: number): boolean {
     return this.start.run({ id, now: nowMs }).changes > 0;
+  }
+
+  /** Takes back an attempt that sent nothing (the device could not be reached): after a crash the
+   * command may then run, since it cannot have reached the device. */
+  markNotStarted(id: string): void {
+    this.unstart.run(id);
   }
 
   /** Moves a PENDING command to its final state; false when it was no longer PENDING. */

@@ -136,6 +136,12 @@ export function httpRequest(target: HttpTarget, request: HttpRequest): Promise<H
   });
 }
 
+/** The connection could not be opened at all (refused, no route, no such host): nothing was sent. */
+export function neverConnected(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNREFUSED' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+}
+
 /** TLS chain errors: the presented certificate is not the accepted one (nor signed by it). */
 function isChainError(err: NodeJS.ErrnoException): boolean {
   return typeof err.code === 'string' && /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/.test(err.code);

@@ -27,6 +27,14 @@ export class ModbusConnectionError extends ModbusError {
   }
 }
 
+/** The line has no connection (it cannot be opened, or is backing off): the request was never sent. */
+export class ModbusNotConnectedError extends ModbusConnectionError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ModbusNotConnectedError';
+  }
+}
+
 export const EXCEPTION_ILLEGAL_ADDRESS = 2;
 export const EXCEPTION_BUSY = 6;
 export const EXCEPTION_GATEWAY_TARGET_FAILED = 11;

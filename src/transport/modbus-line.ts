@@ -7,7 +7,7 @@ import type ModbusSerial from 'modbus-serial';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { describeEndpoint, type Endpoint } from './endpoint.ts';
-import { ModbusConnectionError, ModbusExceptionError, ModbusTimeoutError } from './modbus-errors.ts';
+import { ModbusConnectionError, ModbusExceptionError, ModbusNotConnectedError, ModbusTimeoutError } from './modbus-errors.ts';
 
 export interface LineOptions {
   /** Per request, unless the request sets its own. modbus-serial has no default: always set. */
@@ -224,7 +224,7 @@ export class ModbusLine {
     await this.dropClient();
     const now = Date.now();
     if (now < this.nextConnectAt) {
-      throw new ModbusConnectionError(`${this.name} unreachable, next attempt in ${this.nextConnectAt - now} ms`);
+      throw new ModbusNotConnectedError(`${this.name} unreachable, next attempt in ${this.nextConnectAt - now} ms`);
     }
     const ModbusRTU = await modbusRtu();
     const client = new ModbusRTU();
@@ -238,7 +238,7 @@ export class ModbusLine {
       this.backoffMs = Math.min(this.backoffMs * 2, this.options.backoffMaxMs);
       const message = (err as Error).message || String(err);
       this.log.debug({ line: this.name, err: message }, 'modbus: connect failed');
-      throw new ModbusConnectionError(`cannot connect to ${this.name}: ${message}`);
+      throw new ModbusNotConnectedError(`cannot connect to ${this.name}: ${message}`);
     }
     this.client = client;
     this.onClientClose = () => {

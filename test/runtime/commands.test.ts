@@ -61,6 +61,33 @@ test('Modbus: SET_TEMPERATURE is written and confirmed by reading it back; a val
   assert.match(broken.failedReason ?? '', /Modbus exception 4|could not be written/);
 });
 
+test('Modbus: a device that has just gone away keeps its command, which runs once it is back (nothing was sent)', async (t) => {
+  const unit = new HeatPumpUnit();
+  let sim = await ModbusSimServer.tcp(new Map([[1, unit]]));
+  const port = sim.port;
+  t.after(() => sim.close());
+  // Polled rarely, so that the hub still counts the heat pump reachable when the command comes.
+  const record = heatPumpRecord(port);
+  (record.driver as { pollIntervalMs: number }).pollIntervalMs = 60_000;
+  const hub = await startMqttHub(t, { records: [record] });
+  const online = () => hub.device(HEAT_PUMP)?.isOnline === true;
+  if (!online()) await hub.event((e) => e.type !== 'command' && e.device.id === HEAT_PUMP && online());
+
+  // The heat pump's Modbus server goes away; a live read finds its connection closed.
+  await sim.close();
+  await assert.rejects(hub.daemon.runtime.refresh(hub.device(HEAT_PUMP)!));
+  const submitted = hub.submit(HEAT_PUMP, 'SET_TEMPERATURE', { temperature: 22 });
+  await hub.event((e) => e.type === 'command' || (e.device.id === HEAT_PUMP && !online()), 5_000).catch(() => undefined);
+  const waiting = hub.daemon.db.commands.get(submitted.id)!;
+  assert.equal(waiting.state, 'PENDING', `an attempt that reached nothing does not fail the command (${waiting.failedReason})`);
+  assert.equal(waiting.startedAtMs, null, 'nor counts as sent (after a crash now it must not fail as maybe sent)');
+
+  sim = await ModbusSimServer.tcp(new Map([[1, unit]]), { port });
+  const done = await hub.commandDone(submitted.id, 30_000);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.equal(unit.registers.get(100), 220);
+});
+
 test('commands of one device run in order, one at a time; an expired one fails without being sent', async (t) => {
   const hub = await startMqttHub(t, { records: [drivenRecord('charger', CHARGER, 'GO_E', { type: 'go-e', serial: '222222' })] });
   const sim = new GoESim(hub.broker.url, '222222');

@@ -12,18 +12,23 @@ import type { CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
-import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
+import { CommandFailure, DeviceNotReached, type CommandExecutor, type CommandShape } from './executor.ts';
 
 export interface CommandWorkerSettings {
   /** Longest wait for a device's confirmation, unless the driver's command says otherwise. */
   confirmTimeoutMs: number;
   /** How long stop() lets a running command finish before failing it. */
   stopGraceMs: number;
+  /** First wait before a command whose device could not be reached (nothing sent) is tried again; it doubles up to retryMaxMs. */
+  retryMinMs: number;
+  retryMaxMs: number;
 }
 
 export const DEFAULT_COMMAND_WORKER_SETTINGS: CommandWorkerSettings = {
   confirmTimeoutMs: 30_000,
   stopGraceMs: 5_000,
+  retryMinMs: 1_000,
+  retryMaxMs: 15_000,
 };
 
 /** Vehicle commands a charger can carry out for the vehicle plugged into it. */
@@ -162,7 +167,28 @@ export class CommandWorker {
         return;
       }
     }
-    if (!this.deps.store.commands.markStarted(command.id, this.deps.clock.now())) return; // no longer PENDING (deleted)
+    // A device that has just gone away may still count as reachable until its poller notices: when
+    // the attempt finds it cannot reach the device and sent nothing, the command waits for the device
+    // (with back-off) and is tried again until its deadline, as for a device known to be offline.
+    for (let retryMs = this.settings.retryMinMs; ; retryMs = Math.min(retryMs * 2, this.settings.retryMaxMs)) {
+      const outcome = await this.attempt(command, target, device, signal, log);
+      if (!(outcome instanceof DeviceNotReached)) return;
+      const left = command.expiresAtMs - this.deps.clock.now();
+      if (left <= retryMs) {
+        this.finish(command, 'FAILED', `Expired: the device was unreachable until the command's deadline (${outcome.message})`.slice(0, 300));
+        return;
+      }
+      log.info({ reason: outcome.message, retryInMs: retryMs }, 'device not reached, nothing sent; the command waits for it');
+      if (!(await this.pause(retryMs, expiry)) || !(await this.waitReachable(target, expiry))) {
+        this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
+        return;
+      }
+    }
+  }
+
+  /** One try: EXECUTED or FAILED, or the DeviceNotReached that left the command PENDING for another try. */
+  private async attempt(command: CommandRecord, target: Target, device: DeviceRecord, signal: AbortSignal, log: Logger): Promise<DeviceNotReached | undefined> {
+    if (!this.deps.store.commands.markStarted(command.id, this.deps.clock.now())) return undefined; // no longer PENDING (deleted)
     const timeoutMs = Math.min(this.settings.confirmTimeoutMs, Math.max(1, command.expiresAtMs - this.deps.clock.now()));
     const timeout = AbortSignal.timeout(timeoutMs);
     const started = this.deps.clock.now();
@@ -171,6 +197,10 @@ export class CommandWorker {
       this.finish(command, 'EXECUTED', null);
       log.info({ ms: this.deps.clock.now() - started, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
     } catch (err) {
+      if (err instanceof DeviceNotReached && !signal.aborted && !timeout.aborted) {
+        this.deps.store.commands.markNotStarted(command.id);
+        return err;
+      }
       let reason: string;
       if (signal.aborted) reason = reasonOf(signal);
       else if (timeout.aborted) reason = `The device did not confirm within ${Math.round(timeoutMs / 1000)} s.`;
@@ -180,6 +210,23 @@ export class CommandWorker {
       else log.info({ reason }, 'command failed');
       this.finish(command, 'FAILED', reason);
     }
+    return undefined;
+  }
+
+  /** Waits `ms` unless `signal` aborts first; false when it aborted. */
+  private pause(ms: number, signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(true);
+      }, ms);
+      const onAbort = () => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   /**

@@ -45,6 +45,18 @@ export class CommandFailure extends Error {
   }
 }
 
+/**
+ * The device could not be reached and nothing was sent (its connection cannot be opened): the
+ * command has not been tried, so the worker waits for the device and tries again until the
+ * command's deadline, as for a device already known to be offline.
+ */
+export class DeviceNotReached extends CommandFailure {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'DeviceNotReached';
+  }
+}
+
 /** Rejects with a CommandFailure once `signal` aborts (its reason, when it is a CommandFailure). */
 export function abortedFailure(signal: AbortSignal, fallback: string): CommandFailure {
   return signal.reason instanceof CommandFailure ? signal.reason : new CommandFailure(fallback);

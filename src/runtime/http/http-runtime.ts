@@ -12,7 +12,7 @@ import type { VendorCatalog } from '../../domain/vendors.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Store } from '../../store/store.ts';
 import { commandValues } from '../commands/command-values.ts';
-import { CommandFailure, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
+import { CommandFailure, DeviceNotReached, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
 import { syncSessions, sessionTable } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
@@ -22,6 +22,7 @@ import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
 import { targetOf } from './http-registry.ts';
 import { boundedSignal } from './bounded-signal.ts';
+import { neverConnected } from '../../transport/http-device.ts';
 
 export interface HttpRuntimeSettings {
   tickMs: number;
@@ -200,6 +201,7 @@ export class HttpRuntime implements CommandExecutor {
       await session.reader.command(type, value!, options);
     } catch (err) {
       if (signal.aborted) throw err;
+      if (neverConnected(err)) throw new DeviceNotReached(`The device could not be reached: ${(err as Error).message}`.slice(0, 200));
       throw new CommandFailure(`The device could not be set: ${(err as Error).message}`.slice(0, 200));
     }
     const expected = spec.confirm.equals?.[String(value)] ?? (spec.confirm.divide ? Number(value) / spec.confirm.divide : value);

@@ -55,6 +55,22 @@ test('Daikin: SET_TEMPERATURE and SET_MODE are sent with every setting the adapt
   assert.equal(hot.state, 'FAILED');
 });
 
+test('Daikin: an adapter that has just gone away keeps the command, which is carried out once it answers again', async (t) => {
+  const sim = await started(t, new DaikinSim());
+  const port = sim.port;
+  const hub = await startHttpHub(t, [acRecord({ type: 'daikin-brp069', host: '127.0.0.1', port, pollIntervalMs: 60_000 })]);
+  await hub.until(AC, (d) => d.isOnline);
+  await sim.stop(); // the hub has not polled since: it still counts the adapter reachable
+  const submitted = hub.submit(AC, 'SET_TEMPERATURE', { temperature: 24 });
+  await hub.event((e) => e.type === 'command' || (e.device.id === AC && !hub.device(AC)!.isOnline), 5_000).catch(() => undefined);
+  const waiting = hub.daemon.db.commands.get(submitted.id)!;
+  assert.equal(waiting.state, 'PENDING', `a refused connection sent nothing, so the command waits (${waiting.failedReason})`);
+  await sim.start({ port });
+  const done = await hub.commandDone(submitted.id, 30_000);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.equal(hub.device(AC)!.state?.['targetTemperature'], 24);
+});
+
 test('Daikin: a setting the adapter refuses (ret=PARAM NG) fails the command with that reason', async (t) => {
   const sim = await started(t, new DaikinSim());
   const hub = await startHttpHub(t, [acRecord({ type: 'daikin-brp069', host: '127.0.0.1', port: sim.port })]);
