@@ -2,43 +2,14 @@
 // duplicate type and a definition whose rules name points that do not exist, loudly and at start.
 import { z } from 'zod';
 import type { DriverBinding } from '../domain/device.ts';
-import type { VendorCatalog } from '../domain/vendors.ts';
 import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../domain/vocabulary.ts';
 import type { CommandDef, DriverDefinition, FieldRule, PointDef, PointGroup } from './driver-model.ts';
 import { parseRef, refsOfRules } from './point-ref.ts';
+import { DefinitionRegistry } from './definition-registry.ts';
 
-export class UnknownDriverError extends Error {
-  constructor(type: string, known: string[]) {
-    super(`unknown driver type "${type}" (known: ${known.join(', ')})`);
-    this.name = 'UnknownDriverError';
-  }
-}
-
-export class DriverRegistry {
-  private readonly definitions = new Map<string, DriverDefinition>();
-
+export class DriverRegistry extends DefinitionRegistry<DriverDefinition> {
   constructor(definitions: readonly DriverDefinition[] = []) {
-    for (const definition of definitions) this.register(definition);
-  }
-
-  register(definition: DriverDefinition): void {
-    if (this.definitions.has(definition.type)) throw new Error(`driver type "${definition.type}" is registered twice`);
-    checkDefinition(definition);
-    this.definitions.set(definition.type, definition);
-  }
-
-  has(type: string): boolean {
-    return this.definitions.has(type);
-  }
-
-  get(type: string): DriverDefinition {
-    const definition = this.definitions.get(type);
-    if (!definition) throw new UnknownDriverError(type, [...this.definitions.keys()]);
-    return definition;
-  }
-
-  all(): DriverDefinition[] {
-    return [...this.definitions.values()];
+    super('', checkDefinition, definitions);
   }
 
   /** The definition a binding runs: a configurable one gets the binding's own points and fields. */
@@ -63,11 +34,6 @@ export class DriverRegistry {
   }
 
   /** Declares every maker a registered definition reaches in the vendor catalog. */
-  registerVendors(catalog: VendorCatalog): void {
-    for (const definition of this.definitions.values()) {
-      for (const { domain, code } of definition.vendors) catalog.registerVendor(domain, code);
-    }
-  }
 }
 
 const Point = z.strictObject({

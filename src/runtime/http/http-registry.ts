@@ -1,41 +1,13 @@
 // The registry of HTTP driver definitions: one per binding `type`, checked when registered (every
 // rule reads an endpoint that exists), and how a binding becomes a device's target and settings.
 import type { DriverBinding } from '../../domain/device.ts';
-import type { VendorCatalog } from '../../domain/vendors.ts';
 import { fingerprintOf, type HttpTarget, type PinnedCertificate } from '../../transport/http-device.ts';
 import type { HttpDriverDefinition, HttpFieldRule } from './definition.ts';
+import { DefinitionRegistry } from '../definition-registry.ts';
 
-export class HttpDriverRegistry {
-  private readonly definitions = new Map<string, HttpDriverDefinition>();
-
+export class HttpDriverRegistry extends DefinitionRegistry<HttpDriverDefinition> {
   constructor(definitions: readonly HttpDriverDefinition[] = []) {
-    for (const definition of definitions) this.register(definition);
-  }
-
-  register(definition: HttpDriverDefinition): void {
-    if (this.definitions.has(definition.type)) throw new Error(`driver type "${definition.type}" is registered twice`);
-    checkDefinition(definition);
-    this.definitions.set(definition.type, definition);
-  }
-
-  has(type: string): boolean {
-    return this.definitions.has(type);
-  }
-
-  get(type: string): HttpDriverDefinition {
-    const definition = this.definitions.get(type);
-    if (!definition) throw new Error(`unknown driver type "${type}" (known: ${[...this.definitions.keys()].join(', ')})`);
-    return definition;
-  }
-
-  all(): HttpDriverDefinition[] {
-    return [...this.definitions.values()];
-  }
-
-  registerVendors(catalog: VendorCatalog): void {
-    for (const definition of this.definitions.values()) {
-      for (const { domain, code } of definition.vendors) catalog.registerVendor(domain, code);
-    }
+    super('HTTP ', checkDefinition, definitions);
   }
 }
 

@@ -3,45 +3,17 @@
 // checked when it is opened: required settings present, patterns matched, no MQTT wildcards.
 import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
-import type { VendorCatalog } from '../../domain/vendors.ts';
 import { DEVICE_KINDS, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../domain/vocabulary.ts';
 import type { Availability, MqttDriverDefinition } from './definition.ts';
 import { isTopicSafe, parsePath } from './values.ts';
+import { DefinitionRegistry } from '../definition-registry.ts';
 
 /** Placeholders every template may use besides the definition's settings. */
 const BUILT_IN = new Set(['value', 'correlation']);
 
-export class MqttDriverRegistry {
-  private readonly definitions = new Map<string, MqttDriverDefinition>();
-
+export class MqttDriverRegistry extends DefinitionRegistry<MqttDriverDefinition> {
   constructor(definitions: readonly MqttDriverDefinition[] = []) {
-    for (const definition of definitions) this.register(definition);
-  }
-
-  register(definition: MqttDriverDefinition): void {
-    if (this.definitions.has(definition.type)) throw new Error(`MQTT driver type "${definition.type}" is registered twice`);
-    checkDefinition(definition);
-    this.definitions.set(definition.type, definition);
-  }
-
-  has(type: string): boolean {
-    return this.definitions.has(type);
-  }
-
-  get(type: string): MqttDriverDefinition {
-    const definition = this.definitions.get(type);
-    if (!definition) throw new Error(`unknown MQTT driver type "${type}" (known: ${[...this.definitions.keys()].join(', ')})`);
-    return definition;
-  }
-
-  all(): MqttDriverDefinition[] {
-    return [...this.definitions.values()];
-  }
-
-  registerVendors(catalog: VendorCatalog): void {
-    for (const definition of this.definitions.values()) {
-      for (const vendor of definition.vendors) catalog.registerVendor(vendor.domain, vendor.code);
-    }
+    super('MQTT ', checkDefinition, definitions);
   }
 
   /** The definition a binding runs: a configurable one takes the binding's own topics. */
