@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { Store } from '../src/store/store.ts';
 import { prepareImport } from '../src/domain/import.ts';
-import { writtenBytes } from '../src/runtime/disk-writes.ts';
+import { writtenBytes } from '../src/runtime/observability/disk-writes.ts';
 import { buildHub, memoryOf, startServer, stop, systemdUnitEnvironment } from './processes.ts';
 import { benchDeviceRecords } from './modbus.ts';
 

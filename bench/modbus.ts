@@ -13,8 +13,8 @@ import { Store } from '../src/store/store.ts';
 import { prepareImport } from '../src/domain/import.ts';
 import { silentLogger } from '../src/log.ts';
 import { systemClock } from '../src/domain/time.ts';
-import { ModbusRuntime } from '../src/runtime/modbus-runtime.ts';
-import { builtInDrivers } from '../drivers/index.ts';
+import { ModbusRuntime } from '../src/runtime/modbus/modbus-runtime.ts';
+import { builtInDrivers } from '../drivers/modbus/index.ts';
 
 const DEVICES = 100;
 const WARMUP_MS = 4000;

@@ -14,7 +14,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Store } from '../src/store/store.ts';
 import { prepareImport } from '../src/domain/import.ts';
-import { writtenBytes } from '../src/runtime/disk-writes.ts';
+import { writtenBytes } from '../src/runtime/observability/disk-writes.ts';
 import { ModbusSimServer } from '../src/sim/modbus-sim-server.ts';
 import { SiteModel } from '../src/sim/site-model.ts';
 import { sunspecBattery, sunspecInverter, sunspecMeter } from '../src/sim/sunspec-sims.ts';

@@ -12,7 +12,7 @@ import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 import { endpointOf } from './transport/endpoint.ts';
-import { builtInDrivers } from '../drivers/index.ts';
+import { builtInDrivers } from '../drivers/modbus/index.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';

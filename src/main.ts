@@ -6,7 +6,7 @@ import { createLogger } from './log.ts';
 import { fdOutput } from './transport/log-output.ts';
 import { seedDemo } from './demo/site.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
-import { Watchdog } from './runtime/watchdog.ts';
+import { Watchdog } from './runtime/observability/watchdog.ts';
 import { systemClock } from './domain/time.ts';
 
 /** Stop must finish within systemd's TimeoutStopSec (30 s); past this the process exits anyway. */

@@ -23,7 +23,7 @@ import { renderLandingPage } from './landing-page.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { logoSvg } from './logos.ts';
 import { opsRoutes, registerHubMetrics, type OpsDeps } from './ops.ts';
-import type { Counter } from '../runtime/metrics.ts';
+import type { Counter } from '../runtime/observability/metrics.ts';
 
 export const API_BASE = '/v1.0.0';
 

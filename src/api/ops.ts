@@ -1,11 +1,11 @@
 // Operational endpoints beside the device API: GET /health (no key, says only up or down) and
 // GET /metrics (Prometheus text, behind a key).
-import { DiskWriteMeter } from '../runtime/disk-writes.ts';
+import { DiskWriteMeter } from '../runtime/observability/disk-writes.ts';
 import { Hono } from 'hono';
 import type { ApiDeps } from './deps.ts';
 import { requireApiKey } from './auth.ts';
-import type { HealthMonitor } from '../runtime/health.ts';
-import type { MetricsRegistry } from '../runtime/metrics.ts';
+import type { HealthMonitor } from '../runtime/observability/health.ts';
+import type { MetricsRegistry } from '../runtime/observability/metrics.ts';
 
 export interface OpsDeps {
   health: HealthMonitor;

@@ -3,8 +3,8 @@
 import { silentLogger } from '../log.ts';
 import { LinePool } from '../transport/line-pool.ts';
 import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
-import { identify, type Identified } from '../runtime/identify.ts';
-import { builtInDrivers } from '../../drivers/index.ts';
+import { identify, type Identified } from '../runtime/modbus/modbus-discovery.ts';
+import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { addressBinding, int, parseArgs, unitList, type CliIo } from './modbus-args.ts';
 import { scanHttp } from './http-devices.ts';
 

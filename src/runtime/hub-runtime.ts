@@ -6,7 +6,7 @@ import type { CommandWorker } from './commands/command-worker.ts';
 import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
-import type { ModbusRuntime } from './modbus-runtime.ts';
+import type { ModbusRuntime } from './modbus/modbus-runtime.ts';
 import type { HttpRuntime } from './http/http-runtime.ts';
 import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
 import type { OcppRuntime } from './ocpp/ocpp-runtime.ts';

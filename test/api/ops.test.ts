@@ -8,7 +8,7 @@ import { Daemon } from '../../src/daemon.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { seedDemo } from '../../src/demo/site.ts';
-import { HealthMonitor } from '../../src/runtime/health.ts';
+import { HealthMonitor } from '../../src/runtime/observability/health.ts';
 import { Store } from '../../src/store/store.ts';
 
 const KEY = 'ops-test-key-0123456789abcdefgh';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import unixDgram from 'unix-dgram';
 import { startHubProcess } from '../support/process.ts';
 import { watchdogIntervalMs } from '../../src/transport/systemd-notify.ts';
-import { Watchdog } from '../../src/runtime/watchdog.ts';
+import { Watchdog } from '../../src/runtime/observability/watchdog.ts';
 import { silentLogger } from '../../src/log.ts';
 
 const KEY = 'systemd-test-key-0123456789abcdef';

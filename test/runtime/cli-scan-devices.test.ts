@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runScan } from '../../src/cli/scan.ts';
 import { runDevices } from '../../src/cli/devices.ts';
-import { hybridSettings } from '../../src/runtime/identify.ts';
+import { hybridSettings } from '../../src/runtime/modbus/modbus-discovery.ts';
 import { Store } from '../../src/store/store.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecBattery, sunspecHybrid, sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';

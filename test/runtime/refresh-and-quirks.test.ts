@@ -1,15 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub } from '../support/hub.ts';
-import { ModbusRuntime } from '../../src/runtime/modbus-runtime.ts';
+import { ModbusRuntime } from '../../src/runtime/modbus/modbus-runtime.ts';
 import type { Runtime } from '../../src/runtime/live.ts';
-import { builtInDrivers } from '../../drivers/index.ts';
+import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemClock } from '../../src/domain/time.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecInverter } from '../../src/sim/sunspec-sims.ts';
 import { huaweiSun2000 } from '../../src/sim/huawei-sim.ts';
-import type { PollResult } from '../../src/runtime/scheduler.ts';
+import type { PollResult } from '../../src/runtime/modbus/modbus-poller.ts';
 import { FAST, device, hubWith, simOn, until } from './support.ts';
 
 const PV = '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01';

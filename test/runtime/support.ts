@@ -7,10 +7,10 @@ import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemClock } from '../../src/domain/time.ts';
-import { ModbusRuntime } from '../../src/runtime/modbus-runtime.ts';
-import { builtInDrivers } from '../../drivers/index.ts';
+import { ModbusRuntime } from '../../src/runtime/modbus/modbus-runtime.ts';
+import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
-import type { SchedulerSettings } from '../../src/runtime/scheduler.ts';
+import type { SchedulerSettings } from '../../src/runtime/modbus/modbus-poller.ts';
 
 export const FAST: Partial<SchedulerSettings> = {
   tickMs: 10, flushMs: 50, defaultPollMs: 100, requestTimeoutMs: 200, maxBackoffMs: 1000, offlineAfterFailures: 2,

@@ -11,9 +11,9 @@ import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
 import { ModbusLine, DEFAULT_LINE_OPTIONS } from '../../src/transport/modbus-line.ts';
 import { ModbusExceptionError, ModbusTimeoutError } from '../../src/transport/modbus-errors.ts';
-import { DeviceReader } from '../../src/runtime/device-reader.ts';
+import { DeviceReader } from '../../src/runtime/modbus/modbus-reader.ts';
 import { silentLogger } from '../../src/log.ts';
-import sunspec from '../../drivers/sunspec.ts';
+import sunspec from '../../drivers/modbus/sunspec.ts';
 import { skippedWithout } from '../support/peers.ts';
 
 /** Starts socat and resolves once it reports its data loop (both links exist then). */

@@ -2,7 +2,7 @@
 // device's unit, a word of the device's vocabulary, a constant, or an encoded schedule.
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { CommandValue } from '../mqtt/definition.ts';
-import { round } from '../mqtt/values.ts';
+import { round } from '../values.ts';
 import { CommandFailure } from './executor.ts';
 import { encodeSchedule } from './schedules.ts';
 

@@ -5,7 +5,7 @@
 // device confirms. The engine (mqtt-runtime.ts) needs nothing else, except for the few encoders a
 // device's own format calls for (schedule-encoders.ts), which are named here, not coded.
 import type { CommandType, DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
-import type { Unit } from '../driver-model.ts';
+import type { Unit } from '../modbus/definition.ts';
 
 /** How a value is read from a message and turned into an API value. */
 export interface ValueRule {

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
 import { DEVICE_KINDS, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../domain/vocabulary.ts';
 import type { Availability, MqttDriverDefinition } from './definition.ts';
-import { isTopicSafe, parsePath } from './values.ts';
+import { isTopicSafe, parsePath } from '../values.ts';
 import { DefinitionRegistry } from '../definition-registry.ts';
 
 /** Placeholders every template may use besides the definition's settings. */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MQTT_DRIVER_DEFINITIONS, builtInMqttDrivers } from '../../../drivers/mqtt/index.ts';
 import { builtInHttpDrivers } from '../../../drivers/http/index.ts';
-import { builtInDrivers } from '../../../drivers/index.ts';
+import { builtInDrivers } from '../../../drivers/modbus/index.ts';
 import { ConfigSchema } from '../../../src/config.ts';
 import { Daemon } from '../../../src/daemon.ts';
 import { VENDOR_NAMES, VendorCatalog } from '../../../src/domain/vendors.ts';
