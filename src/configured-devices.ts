@@ -3,7 +3,7 @@
 // API or the CLI stays deleted (decisions: deletion is permanent), and one already stored keeps its
 // state; its name, model and binding follow the file.
 import { createHash } from 'node:crypto';
-import type { Config } from './config.ts';
+import type { Config } from './config-schema.ts';
 import { CHARGER_BINDING, canonicalBinding, stampedStaticData, type DeviceRecord, type DriverBinding } from './domain/device.ts';
 import { chargerBindingProblems } from './domain/bindings.ts';
 import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './domain/ocpp-binding.ts';

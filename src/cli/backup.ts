@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import type { Store } from '../store/store.ts';
 import { SCHEMA_VERSION, migrate } from '../store/db.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 
 /** Prints progress every 10 %; SQLite reports only between steps, so `done` prints the end. */
 function progressLine(io: CliIo) {

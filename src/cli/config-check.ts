@@ -1,5 +1,5 @@
 import { ConfigError, loadConfig } from '../config.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 
 /** `hub config check [FILE]`: the checks of a start, without starting; the file HUB_CONFIG names by default. */
 export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv): number {

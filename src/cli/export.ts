@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import { toImportRecord } from '../domain/export.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 
 /** `hub export FILE`: every device as an import record (with vehicle images); `-` for stdout. */
 export function runExport(store: Store, args: string[], io: CliIo): number {

@@ -11,11 +11,9 @@ import { runBackup, runRestore } from './backup.ts';
 import { runConfigCheck } from './config-check.ts';
 import { runScan, SCAN_USAGE } from './scan.ts';
 import { runDevices, DEVICES_USAGE } from './devices.ts';
+import type { CliIo } from './io.ts';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { CliIo } from './io.ts';
 
 const USAGE = () => `usage: npm run hub -- <command>
 

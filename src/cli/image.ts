@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 import { resolveDeviceId } from './device-id.ts';
 
 export function runImage(store: Store, args: string[], io: CliIo): number {

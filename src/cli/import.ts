@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import { ImportError, prepareImport } from '../domain/import.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 
 const MAX_PROBLEMS_SHOWN = 50;
 const USAGE = 'usage: npm run hub -- import FILE [--replace]   (a JSON array of device records; --replace: records whose id exists replace those devices)';

@@ -1,6 +1,6 @@
 import type { Store } from '../store/store.ts';
 import { formatTimestamp } from '../domain/time.ts';
-import type { CliIo } from './hub.ts';
+import type { CliIo } from './io.ts';
 
 export function runKeys(store: Store, args: string[], io: CliIo): number {
   const [action, target] = args;

@@ -2,10 +2,7 @@
 // a serial port) and how to talk to it.
 import type { DriverBinding } from '../domain/device.ts';
 
-export interface CliIo {
-  out: (line: string) => void;
-  err: (line: string) => void;
-}
+export type { CliIo } from './io.ts';
 
 export type Flags = Record<string, string>;
 

@@ -1,4 +1,4 @@
-import type { Messages } from './messages.ts';
+import type { Messages } from './message-types.ts';
 
 const OCPP_FIELDS_EN = {
   chargePointId: {

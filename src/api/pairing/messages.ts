@@ -1,47 +1,12 @@
 // The pairing page's words, per language. Each language is one file (messages-en.ts, -de.ts, -fr.ts)
 // typed by Messages, so a missing text is a type error. Vendor-specific texts (instructions, field
 // labels) are keyed by vendor code and by the field names of that vendor's PairingForm.
-import type { ProbeErrorCode } from '../../runtime/pairing-prober.ts';
 import { en } from './messages-en.ts';
 import { de } from './messages-de.ts';
 import { fr } from './messages-fr.ts';
+import type { Lang, Messages } from './message-types.ts';
 
-export type Lang = 'en' | 'de' | 'fr';
-
-export interface FieldText {
-  label: string;
-  help: string;
-  /** Shown when the value does not match the field's pattern. */
-  invalid: string;
-}
-
-export interface VendorText {
-  /** Paragraphs telling the user how to prepare the charger; `hints` are the prober's (e.g. broker). */
-  instructions(hints: Readonly<Record<string, string>>): string[];
-  fields: Record<string, FieldText>;
-}
-
-export interface Messages {
-  hubName: string;
-  heading(vendorName: string): string;
-  optional: string;
-  submit: string;
-  cancel: string;
-  problemsHeading: string;
-  required(label: string): string;
-  tooLong(label: string, maxLength: number): string;
-  invalid(label: string): string;
-  /** Probe failures; TAKEN: the charger is another user's; FAILED is any other failure. */
-  probe: Record<ProbeErrorCode | 'TAKEN' | 'FAILED', string>;
-  notSupported: { heading: string; body(vendorName: string): string; back: string };
-  unknown: { heading: string; body: string };
-  used: { heading: string; body: string };
-  expired: { heading: string; body: string; back: string };
-  badRequest: { heading: string; body: string };
-  tooLarge: { heading: string; body: string };
-  failure: { heading: string; body: string };
-  vendors: Partial<Record<string, VendorText>>;
-}
+export type { FieldText, Lang, Messages, VendorText } from './message-types.ts';
 
 export const MESSAGES: Record<Lang, Messages> = { en, de, fr };
 

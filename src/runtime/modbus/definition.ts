@@ -4,13 +4,13 @@
 import type { DriverBinding } from '../../domain/device.ts';
 import type { DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
 import type { LineOptions } from '../../transport/modbus-line.ts';
-import type { CommandValue } from '../mqtt/definition.ts';
+import type { CommandValue, FieldRule, PointRef, Unit } from '../definition-parts.ts';
+
+export type { FieldRule, PointRef, Unit };
 
 export type PointType =
   | 'int16' | 'uint16' | 'int32' | 'uint32' | 'acc32' | 'float32' | 'string'
   | 'sunssf' | 'enum16' | 'bitfield16' | 'bitfield32';
-
-export type Unit = 'W' | 'kW' | 'Wh' | 'kWh' | '%' | 'V' | 'A' | 'Hz' | 'h' | '';
 
 export interface PointDef {
   /** PDU address (0-based) in a register map; in a SunSpec group, the offset from the model's ID register. */
@@ -38,25 +38,6 @@ export interface PointGroup {
   repeating?: { start: number; size: number };
   points: Record<string, PointDef>;
 }
-
-/** A reference to a point: `group.point`, with `[n]` for the n-th repeating block, `[*]` for their sum,
- * `[1,2]` for the sum of the listed blocks, `[^3,4]` for all but those (see point-ref.ts). */
-export type PointRef = string;
-
-export type FieldRule =
-  /**
-   * A number, converted from the point's unit to `unit` (the API field's unit). `magnitude` takes
-   * the absolute value, for counters whose sign the maker is known to get wrong.
-   */
-  | { point: PointRef; unit?: Unit; invert?: boolean; magnitude?: boolean; min?: number; max?: number; digits?: number }
-  /** The difference of two points (e.g. battery charge minus discharge modules). */
-  | { difference: [PointRef, PointRef]; unit?: Unit; digits?: number }
-  /** A raw code turned into an API enum member; codes not listed give no value. */
-  | { point: PointRef; enum: Record<number, string> }
-  /** An enum member chosen by the sign of another field already mapped (e.g. chargeRate). */
-  | { sign: string; positive: string; negative: string; zero: string; deadband?: number }
-  /** A fixed value (e.g. the mode a device without mode registers always runs in). */
-  | { constant: string | number };
 
 export interface KindMapping {
   /** SunSpec: the device is this kind when at least one of these groups is present. */

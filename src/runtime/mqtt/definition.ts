@@ -5,37 +5,9 @@
 // device confirms. The engine (mqtt-runtime.ts) needs nothing else, except for the few encoders a
 // device's own format calls for (schedule-encoders.ts), which are named here, not coded.
 import type { CommandType, DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
-import type { Unit } from '../modbus/definition.ts';
+import type { CommandValue, SettingSpec, Template, ValueRule } from '../definition-parts.ts';
 
-/** How a value is read from a message and turned into an API value. */
-export interface ValueRule {
-  /** Where the value sits: absent for the whole payload; `a.b[2]` in a JSON payload; `"Label (R1T)"`
-   * (quoted) for a key with dots or spaces; `list[type=eim].wNow` the first element of a list whose
-   * key has that value; `list[*].power` that key of every element (a number rule sums them). Several paths: the first one present in the message
-   * (a bridge whose labels differ by model or version). */
-  path?: string | readonly string[];
-  /** What the value becomes; 'number' parses numeric strings, 'boolean' takes true/false, 1/0, on/off;
-   * 'count' counts the entries of an array (or its `slice`) that are true, or above `above`. */
-  as: 'number' | 'boolean' | 'string' | 'count';
-  /** For 'count': the part of the array counted (indexes, end exclusive), and the threshold of a number. */
-  slice?: readonly [number, number];
-  above?: number;
-  /** A factor applied to the raw number before unit conversion, after `offset` is added. */
-  scale?: number;
-  offset?: number;
-  /** A number written as hex text: its first byte, or its bytes little-endian and signed. */
-  decode?: 'hex-byte' | 'hex-le-signed';
-  /** The payload's unit and the field's unit (W → kW…). */
-  unit?: Unit;
-  to?: Unit;
-  digits?: number;
-  /** Raw value (as text) → the field's value; a value not listed gives no field unless `otherwise`. */
-  map?: Record<string, string | number | boolean>;
-  otherwise?: string | number | boolean;
-  /** Not from the message: a text from the binding's settings, kept with the message's other values
-   * (e.g. `{currency}`, what a price feed is quoted in). */
-  fromSettings?: Template;
-}
+export type { CommandValue, SettingSpec, Template, ValueRule };
 
 export interface StateTopic {
   /** Topic template, e.g. `{prefix}/{serial}/car`. MQTT wildcards are not allowed. */
@@ -81,9 +53,6 @@ export interface Availability {
   optional?: boolean;
 }
 
-/** A value that goes into a published payload. `{value}` is the command's value in `unit`. */
-export type Template = string;
-
 export interface PublishStep {
   topic: Template;
   /** Text template: `{value}`, `{correlation}`, binding settings; JSON templates are written as text. */
@@ -117,17 +86,6 @@ export type Confirmation =
    */
   | { by: 'result'; topic: Template; path?: string; success: readonly string[]; others?: 'reject' | 'ignore'; reasonTopic?: Template };
 
-/** How a command's payload becomes the value the device takes. */
-export type CommandValue =
-  | { from: 'none' }
-  | { from: 'constant'; value: string | number | boolean }
-  /** A number of the command payload (e.g. temperature, current), in the device's unit. */
-  | { from: 'payload'; field: string; scale?: number; digits?: number; min?: number; max?: number }
-  /** An enum of the payload mapped to the device's words. */
-  | { from: 'payload-enum'; field: string; map: Record<string, string | number> }
-  /** SET_SCHEDULE / SET_CHARGING_SCHEDULE: a named encoder writes the device's format. */
-  | { from: 'schedule'; encoder: string };
-
 export interface CommandSpec {
   value: CommandValue;
   /** One step for most devices; several for a schedule that spans one message per day. The
@@ -136,16 +94,6 @@ export interface CommandSpec {
   publish: readonly PublishStep[];
   confirm: Confirmation;
   timeoutMs?: number;
-}
-
-export interface SettingSpec {
-  required?: boolean;
-  default?: string;
-  /** A default that depends on the device's vendor code (before `default`). */
-  defaultByVendor?: Record<string, string>;
-  /** Checked when a binding is opened; topic parts must not hold MQTT wildcards. */
-  pattern?: string;
-  description: string;
 }
 
 export interface MqttDriverDefinition {
