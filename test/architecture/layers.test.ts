@@ -1,7 +1,9 @@
 // The layers point one way: entry points → api, drivers, simulators → runtime → store, transport →
 // domain. This test reads every import under src/ and drivers/ (static, type-only, re-exports and
 // dynamic `import()`) and names each one that points up or sideways, so the picture in the docs
-// stays true without anyone having to remember it.
+// stays true without anyone having to remember it. Inside the runtime and the drivers, each driver
+// family (a folder of drivers/, with its twin in src/runtime/) keeps to itself: nothing under one
+// family's folders imports another family's; what two families share lives in the shared core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -67,6 +69,28 @@ export function violations(files: ReadonlyArray<{ path: string; text: string }>)
   return found;
 }
 
+/** The driver families: every folder of drivers/ (drivers/<family>/ and src/runtime/<family>/). */
+export function families(): string[] {
+  return readdirSync(join(root, 'drivers'), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+}
+
+function familyOf(path: string, names: readonly string[]): string | undefined {
+  return names.find((family) => path.startsWith(`src/runtime/${family}/`) || path.startsWith(`drivers/${family}/`));
+}
+
+export function crossFamilyImports(files: ReadonlyArray<{ path: string; text: string }>, names: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const { path, text } of files) {
+    const from = familyOf(path, names);
+    if (from === undefined) continue;
+    for (const target of importsOf(path, text)) {
+      const to = familyOf(target, names);
+      if (to !== undefined && to !== from) found.push(`${path} (${from}) imports ${target} (${to}), another family's`);
+    }
+  }
+  return found;
+}
+
 test('no file under src/ or drivers/ imports from a layer above or beside its own', () => {
   const files = [...sources('src'), ...sources('drivers')].map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
   assert.ok(files.length > 100, `read ${files.length} files from ${relative(process.cwd(), root) || '.'}`);
@@ -85,5 +109,26 @@ test('the check sees static, type-only, re-exported and dynamic imports that poi
     'src/runtime/b.ts (runtime) imports src/api/present.ts (api), a layer above it',
     'src/runtime/b.ts (runtime) imports src/cli/hub.ts (entry), a layer above it',
     'src/store/c.ts (store) imports src/transport/line.ts (transport), a layer beside it',
+  ]);
+});
+
+test('no driver family imports another family: what two share lives in the shared core', () => {
+  const names = families();
+  assert.deepEqual([...names].sort(), ['http', 'modbus', 'mqtt', 'ocpp']);
+  const files = [...sources('src/runtime'), ...sources('drivers')].map((path) => ({ path, text: readFileSync(join(root, path), 'utf8') }));
+  assert.deepEqual(crossFamilyImports(files, names), []);
+});
+
+test('the family check sees a family reaching into another, in the runtime and in the drivers', () => {
+  const names = ['modbus', 'mqtt', 'http'];
+  const files = [
+    { path: 'src/runtime/http/a.ts', text: "import { applyRule } from '../mqtt/values.ts';\nimport { x } from '../values.ts';\nimport { y } from './y.ts';" },
+    { path: 'drivers/mqtt/b.ts', text: "import type { FieldRule } from '../../src/runtime/modbus/definition.ts';\nimport sunspec from '../modbus/sunspec.ts';" },
+    { path: 'src/runtime/c.ts', text: "import type { ModbusRuntime } from './modbus/modbus-runtime.ts';" },
+  ];
+  assert.deepEqual(crossFamilyImports(files, names), [
+    "src/runtime/http/a.ts (http) imports src/runtime/mqtt/values.ts (mqtt), another family's",
+    "drivers/mqtt/b.ts (mqtt) imports src/runtime/modbus/definition.ts (modbus), another family's",
+    "drivers/mqtt/b.ts (mqtt) imports drivers/modbus/sunspec.ts (modbus), another family's",
   ]);
 });
