@@ -13,8 +13,6 @@ import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
-import { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
-import { builtInDrivers } from '../drivers/modbus/index.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
 import { MetricsRegistry } from './runtime/observability/metrics.ts';
 import { Relay } from './runtime/relay.ts';
@@ -23,28 +21,26 @@ import { DeviceWatcher } from './runtime/events/device-watcher.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { HubSchedules } from './runtime/commands/hub-schedules.ts';
-import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
 import { HubRuntime } from './runtime/hub-runtime.ts';
 import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
-import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
-import { watchCommands, watchHttp, watchModbus, watchMqtt } from './runtime/observability/runtime-metrics.ts';
-import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
-import type { CommandExecutor } from './runtime/commands/executor.ts';
+import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
-import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
-import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
-import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
-import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
+import { refuse } from './transport/ocpp-endpoint.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
 import { HomeAssistantCleaner } from './runtime/home-assistant/ha-cleaner.ts';
 import { hubOrigin } from './runtime/home-assistant/origin.ts';
-import { HttpRuntime } from './runtime/http/http-runtime.ts';
-import { builtInHttpDrivers } from '../drivers/http/index.ts';
+import { ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
+import type { RunningFamily } from './runtime/driver-family.ts';
+import { DRIVER_FAMILIES } from './driver-families.ts';
+import type { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
+import type { HttpRuntime } from './runtime/http/http-runtime.ts';
+import type { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
+import type { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
@@ -76,14 +72,29 @@ export class Daemon {
     return this.health;
   }
   runtime: Runtime = storedStateRuntime;
+  /** The driver families built on the open store (DRIVER_FAMILIES), in their order. */
+  private families: RunningFamily[] = [];
+
+  private familyRuntime(name: string): unknown {
+    return this.families.find((family) => family.name === name)?.runtime;
+  }
+
   /** Polls devices with Modbus driver bindings; answers refreshes for them. */
-  modbus: ModbusRuntime | undefined;
+  get modbus(): ModbusRuntime | undefined {
+    return this.familyRuntime('modbus') as ModbusRuntime | undefined;
+  }
   /** Drives devices with MQTT driver bindings, when a broker is configured. */
-  mqtt: MqttRuntime | undefined;
+  get mqtt(): MqttRuntime | undefined {
+    return this.familyRuntime('mqtt') as MqttRuntime | undefined;
+  }
   /** Polls devices with HTTP(S) driver bindings (Enphase, Powerwall, Daikin). */
-  http: HttpRuntime | undefined;
+  get http(): HttpRuntime | undefined {
+    return this.familyRuntime('http') as HttpRuntime | undefined;
+  }
   /** Chargers speaking OCPP 1.6J to the hub's endpoint, ws(s)://<hub>/ocpp/{chargePointId}. */
-  ocpp: OcppRuntime | undefined;
+  get ocpp(): OcppRuntime | undefined {
+    return this.familyRuntime('ocpp') as OcppRuntime | undefined;
+  }
   /** The connection to the household broker (MQTT drivers and events). */
   broker: BrokerLink | undefined;
   worker: CommandWorker | undefined;
@@ -201,36 +212,42 @@ export class Daemon {
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
-    // Modbus drivers: their makers become available vendors; polling starts on the open store.
     const store = this.store;
-    this.modbus = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events: this.events });
-    this.modbus.registerVendors(this.vendors);
-    // HTTP drivers: devices answering on the home network (Enphase, Powerwall, Daikin).
-    this.http = new HttpRuntime({ store, registry: builtInHttpDrivers(), log, clock, events: this.events });
-    this.http.registerVendors(this.vendors);
     const haTopics = new HaTopics(config.homeAssistant);
-    // MQTT drivers need the household broker; without one their makers are not available.
     if (config.mqtt) {
-      const { events: eventSettings, staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
+      const { events: _events, staleAfterSeconds: _staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
       // With Home Assistant's discovery, the broker tells Home Assistant the hub is gone when its
       // connection dies (the last will); a clean stop says so itself.
       const will = config.homeAssistant.enabled ? { topic: haTopics.hubStatus, payload: 'offline', qos: 1 as const, retain: true } : undefined;
       this.broker = new BrokerLink({ ...endpoint, will }, log.child({ part: 'broker' }));
-      this.mqtt = new MqttRuntime({
-        store, registry: builtInMqttDrivers(), link: this.broker, events: this.events, clock, log,
-        settings: { defaultStaleAfterMs: staleAfterSeconds * 1000 },
-      });
-      this.mqtt.registerVendors(this.vendors);
-      if (eventSettings.enabled) {
-        this.publisher = new EventPublisher(this.events, this.mqtt, eventSettings.topicPrefix.replace(/\/+$/, ''));
-        this.publisher.start();
-      }
     }
-    // OCPP chargers connect to the hub's own HTTP(S) port; failed passwords count like failed keys.
     const authFailures = new AuthFailures(() => config.http.authFailuresPerMinute);
-    const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => this.ocpp!.authenticate(...args) });
-    this.ocpp = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events: this.events, clock, log });
-    const executors: CommandExecutor[] = [this.modbus, this.http, ...(this.mqtt ? [this.mqtt] : []), this.ocpp];
+    const settings = {
+      ...DEFAULT_API_SETTINGS,
+      publicUrl: '',
+      bodyLimitBytes: config.http.bodyLimitBytes,
+      authFailuresPerMinute: config.http.authFailuresPerMinute,
+      commandTtlMs: config.commands.ttlSeconds * 1000,
+      connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
+    };
+    // Where devices on the home network reach the hub, known once it listens (pairing pages say so).
+    let brokerForDevices: string | undefined;
+    const ocppUrl = () => {
+      const listening = this.url ? new URL(this.url) : undefined;
+      return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
+    };
+    // Each family's makers become available vendors as it is built; driving starts further down.
+    const context = { config, store, log, clock, events: this.events, vendors: this.vendors, broker: this.broker, authFailures, brokerForDevices: () => brokerForDevices, ocppUrl };
+    for (const family of DRIVER_FAMILIES) {
+      const running = family.build(context);
+      if (running) this.families.push(running);
+    }
+    const mqtt = this.mqtt;
+    if (mqtt && config.mqtt?.events.enabled) {
+      this.publisher = new EventPublisher(this.events, mqtt, config.mqtt.events.topicPrefix.replace(/\/+$/, ''));
+      this.publisher.start();
+    }
+    const executors = this.families.map((family) => family.executor);
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
     this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
@@ -254,13 +271,10 @@ export class Daemon {
     }
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
       this.runtime = new HubRuntime({
-        modbus: this.modbus, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
+        modbus: this.modbus!, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
       });
     }
-    this.modbus.start();
-    this.http.start();
-    this.mqtt?.start();
-    this.ocpp.start();
+    for (const family of this.families) family.runtime.start();
     this.homeAssistant?.start();
     this.haCleaner?.start();
     this.broker?.start();
@@ -269,40 +283,19 @@ export class Daemon {
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
 
-    const settings = {
-      ...DEFAULT_API_SETTINGS,
-      publicUrl: '',
-      bodyLimitBytes: config.http.bodyLimitBytes,
-      authFailuresPerMinute: config.http.authFailuresPerMinute,
-      commandTtlMs: config.commands.ttlSeconds * 1000,
-      connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
-    };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
-    // Chargers are paired over the broker (the page tells the user which broker to point them at, as
-    // the charger reaches it, known once the hub listens) and over OCPP, when chargers on the home
-    // network can reach the hub (not on loopback only).
-    const probers: ChargerProber[] = [];
-    let brokerForDevices: string | undefined;
-    if (this.mqtt && config.mqtt) probers.push(new MqttChargerProber(this.mqtt, () => brokerForDevices));
-    const ocppUrl = () => {
-      const listening = this.url ? new URL(this.url) : undefined;
-      return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
-    };
-    if (ocppAddressForDevices(config.http.publicUrl ?? '', config.http.host, config.http.port, Boolean(config.http.tls)) !== undefined) {
-      probers.push(new OcppChargerProber(this.ocpp, store, () => ocppUrl() ?? ''));
-      for (const vendor of OCPP_PAIRABLE_VENDORS) this.vendors.registerVendor('chargers', vendor);
-    }
+    // Chargers are paired through the families that pair them (over the broker, over OCPP).
+    const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);
     this.health = new HealthMonitor(this.store.db);
     this.health.start();
-    watchModbus(this.modbus, this.metrics, this.health, () => clock.now());
+    for (const family of this.families) family.watch?.(this.metrics, this.health, () => clock.now());
     watchCommands(this.worker, this.metrics);
-    watchHttp(this.http, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
-    // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
+    // WebSocket upgrades: a family's path (the OCPP endpoint's), and nothing else.
     server.on('upgrade', (request, socket, head) => {
-      if (!endpoint.handleUpgrade(request, socket, head)) refuse(socket, 404, 'Not found');
+      if (!this.families.some((family) => family.handleUpgrade?.(request, socket, head))) refuse(socket, 404, 'Not found');
     });
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     if (config.mqtt) {
@@ -328,7 +321,7 @@ export class Daemon {
     const server = this.server;
     this.server = undefined;
     // Chargers' WebSockets first: the server's close waits for every socket, upgraded ones too.
-    await this.ocpp?.stop();
+    for (const family of this.families) if (family.stopsBeforeServer) await family.runtime.stop();
     if (server) {
       // Requests in flight are answered; a keep-alive connection is closed as soon as it is idle
       // (not only those idle at the moment of closing), and none may hold the stop for long.
@@ -349,19 +342,14 @@ export class Daemon {
     await this.worker?.stop();
     this.watcher?.stop();
     this.health?.stop();
-    await this.modbus?.stop();
-    this.modbus = undefined;
-    await this.http?.stop();
-    this.http = undefined;
-    this.ocpp = undefined;
-    await this.mqtt?.stop();
+    for (const family of this.families) if (!family.stopsBeforeServer) await family.runtime.stop();
+    this.families = [];
     this.publisher?.stop();
     await this.homeAssistant?.stop();
     this.homeAssistant = undefined;
     this.haCleaner?.stop();
     this.haCleaner = undefined;
     await this.broker?.stop();
-    this.mqtt = undefined;
     this.broker = undefined;
     if (this.telemetryTimer) clearInterval(this.telemetryTimer);
     this.telemetryTimer = undefined;

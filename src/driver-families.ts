@@ -1,0 +1,107 @@
+// The driver families the hub ships, in the order they are built, started, asked to carry out
+// commands and offered for pairing. Each builds its runtime from its definitions (drivers/<family>/)
+// on the open store and hands the daemon a RunningFamily; a family the configuration leaves out
+// (MQTT without a broker) builds nothing. A fifth family is one more entry in DRIVER_FAMILIES.
+import type { Config } from './config-schema.ts';
+import type { Logger } from './log.ts';
+import type { Clock } from './domain/time.ts';
+import type { VendorCatalog } from './domain/vendors.ts';
+import type { Store } from './store/store.ts';
+import type { BrokerLink } from './transport/broker-link.ts';
+import { OcppEndpoint } from './transport/ocpp-endpoint.ts';
+import type { HubEvents } from './runtime/events/hub-events.ts';
+import type { AuthFailures } from './runtime/auth-failures.ts';
+import type { RunningFamily } from './runtime/driver-family.ts';
+import { watchHttp, watchModbus } from './runtime/observability/runtime-metrics.ts';
+import { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
+import { builtInDrivers } from '../drivers/modbus/index.ts';
+import { HttpRuntime } from './runtime/http/http-runtime.ts';
+import { builtInHttpDrivers } from '../drivers/http/index.ts';
+import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
+import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
+import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
+import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
+import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
+import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
+
+/** What a family is built from: the open store and the parts every family shares. */
+export interface FamilyContext {
+  config: Config;
+  store: Store;
+  log: Logger;
+  clock: Clock;
+  events: HubEvents;
+  /** The family's makers become available vendors here. */
+  vendors: VendorCatalog;
+  /** The household broker, when one is configured (mqtt.url). */
+  broker: BrokerLink | undefined;
+  /** Failed passwords count like failed API keys. */
+  authFailures: AuthFailures;
+  /** The broker as a device on the home network reaches it; known once the hub listens. */
+  brokerForDevices: () => string | undefined;
+  /** The OCPP endpoint as chargers on the home network reach it; known once the hub listens. */
+  ocppUrl: () => string | undefined;
+}
+
+export interface DriverFamily {
+  readonly name: string;
+  build(context: FamilyContext): RunningFamily | undefined;
+}
+
+/** Devices with Modbus driver bindings, polled; their makers become available vendors. */
+const modbusFamily: DriverFamily = {
+  name: 'modbus',
+  build({ store, log, clock, events, vendors }) {
+    const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events });
+    runtime.registerVendors(vendors);
+    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, now) => watchModbus(runtime, metrics, health, now) };
+  },
+};
+
+/** Devices answering on the home network (Enphase, Powerwall, Daikin). */
+const httpFamily: DriverFamily = {
+  name: 'http',
+  build({ store, log, clock, events, vendors }) {
+    const runtime = new HttpRuntime({ store, registry: builtInHttpDrivers(), log, clock, events });
+    runtime.registerVendors(vendors);
+    return { name: 'http', runtime, executor: runtime, watch: (metrics) => watchHttp(runtime, metrics) };
+  },
+};
+
+/** MQTT drivers need the household broker; without one their makers are not available. Chargers
+ * are paired over the broker (the page tells the user which broker to point them at). */
+const mqttFamily: DriverFamily = {
+  name: 'mqtt',
+  build({ config, store, log, clock, events, vendors, broker, brokerForDevices }) {
+    if (!config.mqtt || !broker) return undefined;
+    const runtime = new MqttRuntime({
+      store, registry: builtInMqttDrivers(), link: broker, events, clock, log,
+      settings: { defaultStaleAfterMs: config.mqtt.staleAfterSeconds * 1000 },
+    });
+    runtime.registerVendors(vendors);
+    return { name: 'mqtt', runtime, executor: runtime, prober: new MqttChargerProber(runtime, brokerForDevices) };
+  },
+};
+
+/** Chargers connect to the hub's own HTTP(S) port; they are paired when chargers on the home
+ * network can reach the hub (not on loopback only). */
+const ocppFamily: DriverFamily = {
+  name: 'ocpp',
+  build({ config, store, log, clock, events, vendors, authFailures, ocppUrl }) {
+    // The endpoint asks the runtime it serves whether a charger's password is right.
+    let runtime!: OcppRuntime;
+    const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => runtime.authenticate(...args) });
+    runtime = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events, clock, log });
+    let prober: OcppChargerProber | undefined;
+    if (ocppAddressForDevices(config.http.publicUrl ?? '', config.http.host, config.http.port, Boolean(config.http.tls)) !== undefined) {
+      prober = new OcppChargerProber(runtime, store, () => ocppUrl() ?? '');
+      for (const vendor of OCPP_PAIRABLE_VENDORS) vendors.registerVendor('chargers', vendor);
+    }
+    return {
+      name: 'ocpp', runtime, executor: runtime, prober, stopsBeforeServer: true,
+      handleUpgrade: (request, socket, head) => endpoint.handleUpgrade(request, socket, head),
+    };
+  },
+};
+
+export const DRIVER_FAMILIES: readonly DriverFamily[] = [modbusFamily, httpFamily, mqttFamily, ocppFamily];
