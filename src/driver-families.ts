@@ -18,7 +18,7 @@ import { builtInDrivers } from '../drivers/modbus/index.ts';
 import { HttpRuntime } from './runtime/http/http-runtime.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
 import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
-import { MqttChargerProber } from './runtime/mqtt/charger-prober.ts';
+import { MqttChargerProber } from './runtime/mqtt/mqtt-prober.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';

@@ -1,7 +1,7 @@
 // Easee chargers in native OCPP 1.6J (commissioned through Easee's local-OCPP API, connectivity mode
 // DualProtocol). Sources: Easee developer documentation, "OCPP Commands" and "Smart Charging &
 // Profiles" (developer.easee.com / developer.easee.cloud).
-import type { OcppQuirks } from '../../src/runtime/ocpp/quirks.ts';
+import type { OcppQuirks } from '../../src/runtime/ocpp/definition.ts';
 
 export const easee: OcppQuirks = {
   name: 'easee',

@@ -1,7 +1,7 @@
 // Zaptec Go, Go 2 and Pro in native ("box-level") OCPP 1.6J. Sources: Zaptec's "OCPP 1.6J compliance
 // FAQ" and "Zaptec Pro OCPP 1.6J (box-level) release notes" (firmware 7.5.4.0), "Supported OCPP 1.6J
 // cloud commands" and the "Zaptec Go OCPP 1.6J non-standard implementation guide" (docs.zaptec.com).
-import type { OcppQuirks } from '../../src/runtime/ocpp/quirks.ts';
+import type { OcppQuirks } from '../../src/runtime/ocpp/definition.ts';
 
 export const zaptec: OcppQuirks = {
   name: 'zaptec',

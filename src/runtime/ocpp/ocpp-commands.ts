@@ -9,7 +9,7 @@
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Store } from '../../store/store.ts';
 import type { OcppTransaction } from '../../store/ocpp.ts';
-import type { OcppQuirks } from './quirks.ts';
+import type { OcppQuirks } from './definition.ts';
 import { OcppRemoteError } from '../../transport/ocpp-endpoint.ts';
 import { abortedFailure, CommandFailure } from '../commands/executor.ts';
 import { HUB_ID_TAG } from './ocpp-handlers.ts';

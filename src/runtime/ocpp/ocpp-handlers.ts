@@ -7,7 +7,7 @@ import type { Store } from '../../store/store.ts';
 import type { OcppConnection } from '../../transport/ocpp-endpoint.ts';
 import { readMeterValues, type SampledValue } from './charger-state.ts';
 import type { OcppSession } from './ocpp-session.ts';
-import { quirksFor, type OcppQuirks } from './quirks.ts';
+import { quirksFor, type OcppQuirks } from './definition.ts';
 
 /** The idTag the hub starts transactions with (RemoteStartTransaction); it is always accepted. */
 export const HUB_ID_TAG = 'home-energy-hub';

@@ -19,7 +19,7 @@ import { OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
 import { OcppAuthenticator } from './ocpp-auth.ts';
-import type { OcppQuirks } from './quirks.ts';
+import type { OcppQuirks } from './definition.ts';
 
 export interface OcppRuntimeSettings {
   flushMs: number;

@@ -7,7 +7,7 @@ import { ocppSettings, type OcppSettings } from '../../domain/ocpp-binding.ts';
 import type { Logger } from '../../log.ts';
 import type { OcppConnection } from '../../transport/ocpp-endpoint.ts';
 import { chargerValues, valuesOfReading, type ChargerValues, type ConnectorStatus, type MeterReading } from './charger-state.ts';
-import { GENERIC_OCPP_QUIRKS, type OcppQuirks } from './quirks.ts';
+import { GENERIC_OCPP_QUIRKS, type OcppQuirks } from './definition.ts';
 
 /** What a session tells those waiting on it. */
 export type SessionSignal =
