@@ -28,13 +28,22 @@ const common = {
   driver: Driver.optional(),
 };
 
+/**
+ * The kind's staticData with `model` optional: a driven device reports its model (an OCPP charger in
+ * its BootNotification, a SunSpec or Huawei device in its registers, an HTTP gateway in its
+ * discovery answer), and devices declared in YAML may leave it out, so that what `hub export` writes
+ * imports again. A record without a driver still needs one (see `modelProblem`).
+ */
+const modelOptional = <T extends typeof BatteryStaticData | typeof PvInverterStaticData | typeof HvacStaticData | typeof ChargerStaticData | typeof VehicleStaticData>(schema: T) =>
+  schema.extend({ model: z.string().min(1).max(200).optional() });
+
 const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
-  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: BatteryStaticData, chargeState: BatteryChargeState.optional() }),
-  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: PvInverterStaticData, powerState: PvPowerState.optional() }),
-  meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: MeterStaticData }),
-  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: HvacStaticData }),
-  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: ChargerStaticData, chargeState: ChargerChargeState.optional() }),
-  vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: VehicleStaticData, image: ImagePng.optional() }),
+  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.optional() }),
+  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.optional() }),
+  meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: modelOptional(MeterStaticData) }),
+  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData) }),
+  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.optional() }),
+  vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: modelOptional(VehicleStaticData), image: ImagePng.optional() }),
   tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),
 };
 
@@ -108,7 +117,9 @@ export function prepareImport(
         else chargePoints.set(chargePointId, index);
       }
     }
-    if (!result.success || !ocppOk) return;
+    const missingModel = modelProblem(kind as DeviceKind, raw);
+    if (missingModel) problems.push({ index, ...missingModel });
+    if (!result.success || !ocppOk || missingModel) return;
     if (hasOcppBinding(result.data)) {
       const split = splitOcppBinding((result.data as Parsed)['driver']);
       (result.data as Parsed)['driver'] = split.binding;
@@ -150,6 +161,13 @@ function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): 
     driver: record['driver'] ? canonicalBinding(record['driver']) : null,
     createdAtMs: nowMs,
   };
+}
+
+/** Without a driver nothing will ever report the model: such a record must give it (kinds that have one). */
+function modelProblem(kind: DeviceKind, raw: unknown): ValidationError | undefined {
+  if (kind === 'tariff' || !isObject(raw) || raw['driver'] !== undefined || !isObject(raw['staticData'])) return undefined;
+  if (raw['staticData']['model'] !== undefined) return undefined;
+  return { field: 'staticData.model', message: 'is required for a device without a driver (a driver reads it from the device)' };
 }
 
 function hasOcppBinding(record: unknown): boolean {

@@ -76,6 +76,23 @@ test('a file with a bad record imports nothing and names each problem with its i
   assert.equal(store.devices.count(), 0);
 });
 
+test('a model is optional when a driver reads it from the device (BootNotification, registers), required without a driver', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify([
+    { kind: 'charger', userId: 'u', staticData: { vendor: 'ZAPTEC', name: 'Carport' }, driver: { type: 'ocpp', chargePointId: 'ZAP000777', password: 'a-long-enough-secret' } },
+    { kind: 'pvInverter', userId: 'u', staticData: { vendor: 'FRONIUS' }, driver: { type: 'fronius', host: '192.168.1.50' } },
+  ]));
+  assert.equal(await w.run('import', file), 0, w.err.join('\n'));
+  const store = w.open();
+  t.after(() => store.close());
+  assert.deepEqual(store.devices.all().map((d) => [d.kind, d.model]).sort(), [['charger', null], ['pvInverter', null]]);
+  writeFileSync(file, JSON.stringify([{ kind: 'meter', userId: 'u', staticData: { vendor: 'SMA' } }]));
+  assert.equal(await w.run('import', file), 1);
+  assert.match(w.err.join('\n'), /record 0: staticData\.model: is required for a device without a driver/);
+  assert.equal(store.devices.count(), 2);
+});
+
 test('import checks a charger binding: only on a vehicle, with the charger\'s id, kept in lower case', async (t) => {
   const w = workspace(t);
   const car = (driver: Record<string, unknown>) => ({ kind: 'vehicle', userId: 'u', driver, staticData: { vendor: 'MERCEDES', model: 'EQE' } });
