@@ -8,7 +8,8 @@ import {
   PvInverterStaticData, PvPowerState, TariffStaticData, Timestamp, Uuid, VehicleStaticData, oneOf,
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
-import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord } from './device.ts';
+import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord, type DriverBinding } from './device.ts';
+import { bindingIdentity } from './binding-identity.ts';
 import { chargerBindingProblems } from './bindings.ts';
 import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
@@ -62,16 +63,21 @@ export interface PreparedImport {
   devices: DeviceRecord[];
   images: Map<string, Buffer>;
   ocppCredentials: ImportedOcppCredential[];
+  /** Records whose binding reaches a stored device (another id): they carry that device's id now. */
+  sameBinding: { index: number; id: string }[];
 }
 
 type Parsed = Record<string, any>;
 
 /**
  * Checks every record and turns them into device records; throws ImportError listing all problems.
- * `ocppOwner` names the device that holds a charge point id already, if any.
+ * `ocppOwner` names the device that holds a charge point id already, if any; `boundDevice` the
+ * stored device a binding reaches already (by `bindingIdentity`), if any: a record bound to it
+ * takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
  */
 export function prepareImport(
   input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined, ocppOwner: (chargePointId: string) => string | undefined = () => undefined,
+  boundDevice: (identity: string) => string | undefined = () => undefined,
 ): PreparedImport {
   const problems: ImportProblem[] = [];
   if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
@@ -80,6 +86,8 @@ export function prepareImport(
   const seen = new Map<string, number>();
   const chargePoints = new Map<string, number>();
   const ocppCredentials: ImportedOcppCredential[] = [];
+  const bound = new Map<string, number>();
+  const sameBinding: PreparedImport['sameBinding'] = [];
 
   input.forEach((raw: unknown, index) => {
     const kind = (raw as { kind?: unknown } | null)?.kind;
@@ -92,14 +100,26 @@ export function prepareImport(
     // Identity is checked whatever else is wrong with the record, so that every problem is named.
     // UUIDs are case-insensitive (RFC 9562) and the API looks ids up in lower case: so are they kept.
     const givenId = (raw as { id?: unknown }).id;
-    const id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
+    let id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
+    // Two records (or a record and a stored device) bound to the same device are one device.
+    const driver = (raw as { driver?: unknown }).driver;
+    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bindingIdentity(kind as DeviceKind, driver as DriverBinding) : null;
+    if (identity !== null) {
+      const first = bound.get(identity);
+      if (first !== undefined) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
+      else bound.set(identity, index);
+      const owner = boundDevice(identity);
+      if (owner !== undefined && owner !== id) {
+        id = owner;
+        sameBinding.push({ index, id });
+      }
+    }
     const earlier = seen.get(id);
     if (earlier !== undefined) problems.push({ index, field: 'id', message: `repeats the id of record ${earlier}` });
     else seen.set(id, index);
     const stored = existingKind(id);
     if (stored !== undefined && stored !== kind) problems.push({ index, field: 'id', message: `belongs to an existing ${stored}` });
     // Any other binding is its driver's to check when the device is driven; this one no driver reads.
-    const driver = (raw as { driver?: unknown }).driver;
     if (isObject(driver) && driver['type'] === CHARGER_BINDING) {
       problems.push(...chargerBindingProblems(kind as DeviceKind, driver).map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
     }
@@ -135,7 +155,7 @@ export function prepareImport(
   });
 
   if (problems.length > 0) throw new ImportError(problems);
-  return { devices, images, ocppCredentials };
+  return { devices, images, ocppCredentials, sameBinding };
 }
 
 function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): DeviceRecord {
