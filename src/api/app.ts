@@ -19,6 +19,7 @@ import { tariffRoutes } from './routes/tariffs.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { pairingRoutes } from './pairing/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
+import { operationExamples } from './examples.ts';
 import { renderLandingPage } from './landing-page.ts';
 import { renderDocsPage } from './docs-page.ts';
 import { logoSvg } from './logos.ts';
@@ -41,7 +42,8 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   ];
   const operations = routers.flatMap((r) => r.operations);
   let openApi: object | undefined;
-  const document = () => (openApi ??= buildOpenApiDocument(operations, deps.settings.publicUrl + API_BASE));
+  // Built at the first request, when the drivers have registered their vendors (the vendors example).
+  const document = () => (openApi ??= buildOpenApiDocument(operations, deps.settings.publicUrl + API_BASE, operationExamples(deps.settings.publicUrl, deps.vendors, [...(deps.pairing?.forms().keys() ?? [])].sort())));
 
   // No app-wide middleware (see respond.ts): what every response needs happens in edge() below.
   const app = new Hono();

@@ -1,7 +1,8 @@
 // A readable, self-contained page of the API built from the OpenAPI document (no scripts, no
 // assets from elsewhere: the gateway may have no internet): a table of contents by tag, each
 // operation with its parameters (defaults shown), body and answers, schemas linked to each other,
-// and an example of each body built from its schema.
+// and an example of each body: the document's own (a real answer, examples.ts), else one built from
+// its schema.
 type Json = Record<string, any>;
 
 function esc(text: unknown): string {
@@ -63,16 +64,19 @@ export function exampleOf(schema: Json | undefined, schemas: Json, depth = 0): u
     case 'string':
       if (schema['format'] === 'uuid') return '6f1c2a4e-0000-4000-8000-000000000001';
       if (schema['format'] === 'date-time') return '2026-11-07T05:31:56Z';
-      if (schema['format'] === 'uri') return `${String((schemas as Record<symbol, unknown>)[BASE_URL] ?? '')}/done`;
+      if (schema['format'] === 'uri') return `${String((schemas as Record<symbol, unknown>)[BASE_URL] ?? '')}/`;
       return 'string';
     default:
       return null;
   }
 }
 
-function exampleBlock(schema: Json | undefined, schemas: Json): string {
+/** The document's own example (a real response, examples.ts), else one made from the schema. */
+function exampleBlock(content: Json | undefined, schemas: Json): string {
+  const schema = content?.['schema'];
   if (!schema) return '';
-  return `<details><summary>Example</summary><pre>${esc(JSON.stringify(exampleOf(schema, schemas), null, 2))}</pre></details>`;
+  const example = content['example'] !== undefined ? content['example'] : exampleOf(schema, schemas);
+  return `<details><summary>Example</summary><pre>${esc(JSON.stringify(example, null, 2))}</pre></details>`;
 }
 
 function schemaTable(schema: Json): string {
@@ -87,17 +91,18 @@ function operationSection(path: string, method: string, op: Json, schemas: Json)
   const params = (op['parameters'] ?? []) as Json[];
   const paramRows = params.map((p) =>
     `<tr><td><code>${esc(p['name'])}</code></td><td>${esc(p['in'])}</td><td>${typeHtml(p['schema'])}</td><td>${defaultHtml(p['schema'])}</td><td>${p['required'] ? 'yes' : ''}</td><td>${prose(p['description'])}</td></tr>`);
-  const body = op['requestBody']?.content?.['application/json']?.schema;
+  const bodyContent = op['requestBody']?.content?.['application/json'];
+  const body = bodyContent?.schema;
   const responses = Object.entries(op['responses'] as Record<string, Json>).map(([status, r]) => {
     const [type, content] = Object.entries((r['content'] ?? {}) as Json)[0] ?? [];
     const schema = (content as Json | undefined)?.['schema'];
-    const example = status.startsWith('2') && type === 'application/json' ? exampleBlock(schema, schemas) : '';
+    const example = status.startsWith('2') && type === 'application/json' ? exampleBlock(content as Json, schemas) : '';
     return `<li><b>${esc(status)}</b> ${prose(r['description'])} ${schema ? typeHtml(schema) : ''}${example}</li>`;
   });
   return `<section id="${esc(op['operationId'])}"><h3><span class="m ${esc(method)}">${esc(method.toUpperCase())}</span> <code>${esc(path)}</code></h3>
 <p>${prose(op['summary'])}${op['description'] ? `<br><small>${prose(op['description'])}</small>` : ''}</p>
 ${paramRows.length ? `<table><tr><th>parameter</th><th>in</th><th>type</th><th>default</th><th>required</th><th>notes</th></tr>${paramRows.join('')}</table>` : ''}
-${body ? `<p>Body: ${typeHtml(body)}</p>${exampleBlock(body, schemas)}` : ''}<ul>${responses.join('')}</ul></section>`;
+${body ? `<p>Body: ${typeHtml(body)}</p>${exampleBlock(bodyContent, schemas)}` : ''}<ul>${responses.join('')}</ul></section>`;
 }
 
 export function renderDocsPage(doc: Json): string {

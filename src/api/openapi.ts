@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { OperationSpec } from './operation.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { ErrorBody, schemaRegistry } from '../domain/schemas.ts';
+import type { OperationExample } from './examples.ts';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -63,7 +64,8 @@ function parameters(collector: SchemaCollector, schema: z.ZodType | undefined, p
   });
 }
 
-export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: string): JsonSchema {
+/** `examples`: by operationId, a real success body and request body (examples.ts), shown in /docs. */
+export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: string, examples: Record<string, OperationExample> = {}): JsonSchema {
   const collector = new SchemaCollector();
   const errorRef = collector.convert(ErrorBody, 'output');
   const paths: Record<string, Record<string, JsonSchema>> = {};
@@ -73,7 +75,10 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
     tags.add(op.tag);
     const responses: Record<string, JsonSchema> = {};
     const success: JsonSchema = { description: op.success.description };
-    if (op.success.schema) success['content'] = { 'application/json': { schema: collector.convert(op.success.schema, 'output') } };
+    const example = examples[op.operationId];
+    if (op.success.schema) {
+      success['content'] = { 'application/json': { schema: collector.convert(op.success.schema, 'output'), ...(example?.response !== undefined ? { example: example.response } : {}) } };
+    }
     if (op.success.contentType) success['content'] = { [op.success.contentType]: { schema: { type: 'string', contentMediaType: op.success.contentType } } };
     const headerSchema = (h: string) => ({ schema: h === 'Content-Length' ? { type: 'integer', minimum: 0 } : { type: 'string' } });
     if (op.success.headers) success['headers'] = Object.fromEntries(op.success.headers.map((h) => [h, headerSchema(h)]));
@@ -100,7 +105,11 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
       responses,
     };
     if (op.description) operation['description'] = op.description;
-    if (op.body) operation['requestBody'] = { required: true, content: { 'application/json': { schema: collector.convert(op.body, 'input') } } };
+    if (op.body) {
+      const body: JsonSchema = { schema: collector.convert(op.body, 'input') };
+      if (example?.request !== undefined) body['example'] = example.request;
+      operation['requestBody'] = { required: true, content: { 'application/json': body } };
+    }
     (paths[op.path] ??= {})[op.method] = operation;
   }
 

@@ -22,6 +22,8 @@ export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|tru
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
               [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
 ${HTTP_ADD_USAGE}
+  devices add … --update    the device is bound already (same driver, address and kind): update it in place
+                            (without it, adding it again changes nothing and names the device)
   devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it
   devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted
   (an ID may be given by its first characters when they name one device)`;
@@ -86,9 +88,11 @@ function list(store: Store, io: CliIo): number {
   return 0;
 }
 
-async function add(store: Store, args: string[], io: CliIo): Promise<number> {
+async function add(store: Store, given: string[], io: CliIo): Promise<number> {
   let flags: Record<string, string>;
   let binding: DriverBinding;
+  const update = given.includes('--update');
+  const args = given.filter((a) => a !== '--update');
   try {
     flags = parseArgs(args).flags;
     if (!flags['user']) throw new Error('--user is required');
@@ -106,7 +110,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
   const modbusHinted = flags['unit'] !== undefined || (flags['port'] !== undefined && flags['driver'] === undefined && flags['http-port'] === undefined);
   if (typeof binding['host'] === 'string' && !modbusHinted) {
     try {
-      const done = await addHttp(store, binding['host'], flags, io);
+      const done = await addHttp(store, binding['host'], flags, io, update);
       if (done !== undefined) return done;
     } catch (err) {
       if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
@@ -166,11 +170,11 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     // A maker outside the vendor catalog (a KOSTAL driven by the sunspec driver) is added under the
     // code the installer gives; its own name stays visible in the model ("KOSTAL PLENTICORE plus").
     const model = ownMakerModel(manufacturer, readModel as string | undefined, vendor);
-    saveReadDevice(store, {
+    const saved = saveReadDevice(store, {
       kind, userId: flags['user']!, binding, state,
       staticData: { vendor, model: model ?? 'Modbus device', ...(flags['name'] ? { name: flags['name'] } : {}), ...moreStatic },
-    }, io);
-    return 0;
+    }, io, update);
+    return saved ? 0 : 1;
   } catch (err) {
     if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
     else io.err(`cannot add the device: ${(err as Error).message}`);

@@ -29,7 +29,7 @@ export async function scanHttp(host: string, io: CliIo, timeoutMs: number, port?
 }
 
 /** `hub devices add` for an HTTP device; undefined when the host has none (the Modbus path follows). */
-export async function addHttp(store: Store, host: string, flags: Flags, io: CliIo): Promise<number | undefined> {
+export async function addHttp(store: Store, host: string, flags: Flags, io: CliIo, update = false): Promise<number | undefined> {
   const registry = builtInHttpDrivers();
   const type = flags['driver'];
   if (type !== undefined && !registry.has(type)) return undefined;
@@ -79,11 +79,11 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const staticRead = await reader.readStatic(kind, { timeoutMs: 10_000 }).catch(() => ({}));
   const vendor = definition.vendors[0]!.code;
   const model = device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title;
-  saveReadDevice(store, {
+  const saved = saveReadDevice(store, {
     kind, userId: flags['user']!, binding, state, hvacType: kind === 'hvac' ? 'AC' : undefined,
     staticData: { vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}), ...staticRead },
-  }, io);
-  return 0;
+  }, io, update);
+  return saved ? 0 : 1;
 }
 
 /**

@@ -20,8 +20,8 @@ const USAGE = () => `usage: npm run hub -- <command>
   keys create NAME          create an API key (shown once)
   keys list                 list keys (never their secrets)
   keys revoke ID|NAME       revoke a key
-  import FILE [--replace]   import devices from a JSON file (all or nothing; --replace to
-                            replace devices with the same ids)
+  import FILE [--update]    import devices from a JSON file (all or nothing; --update to update
+                            the devices records are: same id, or same driver, address and kind)
   export FILE               write every device as an import file (- for stdout)
   image set VEHICLE_ID PNG  set the picture of a vehicle
   backup FILE               copy the database (safe while the hub runs)

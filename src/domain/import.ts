@@ -8,7 +8,8 @@ import {
   PvInverterStaticData, PvPowerState, TariffStaticData, Timestamp, Uuid, VehicleStaticData, oneOf,
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
-import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord } from './device.ts';
+import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord, type DriverBinding } from './device.ts';
+import { bindingIdentity } from './binding-identity.ts';
 import { chargerBindingProblems } from './bindings.ts';
 import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
@@ -28,13 +29,22 @@ const common = {
   driver: Driver.optional(),
 };
 
+/**
+ * The kind's staticData with `model` optional: a driven device reports its model (an OCPP charger in
+ * its BootNotification, a SunSpec or Huawei device in its registers, an HTTP gateway in its
+ * discovery answer), and devices declared in YAML may leave it out, so that what `hub export` writes
+ * imports again. A record without a driver still needs one (see `modelProblem`).
+ */
+const modelOptional = <T extends typeof BatteryStaticData | typeof PvInverterStaticData | typeof HvacStaticData | typeof ChargerStaticData | typeof VehicleStaticData>(schema: T) =>
+  schema.extend({ model: z.string().min(1).max(200).optional() });
+
 const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
-  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: BatteryStaticData, chargeState: BatteryChargeState.optional() }),
-  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: PvInverterStaticData, powerState: PvPowerState.optional() }),
-  meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: MeterStaticData }),
-  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: HvacStaticData }),
-  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: ChargerStaticData, chargeState: ChargerChargeState.optional() }),
-  vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: VehicleStaticData, image: ImagePng.optional() }),
+  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.optional() }),
+  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.optional() }),
+  meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: modelOptional(MeterStaticData) }),
+  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData) }),
+  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.optional() }),
+  vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: modelOptional(VehicleStaticData), image: ImagePng.optional() }),
   tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),
 };
 
@@ -53,16 +63,21 @@ export interface PreparedImport {
   devices: DeviceRecord[];
   images: Map<string, Buffer>;
   ocppCredentials: ImportedOcppCredential[];
+  /** Records whose binding reaches a stored device (another id): they carry that device's id now. */
+  sameBinding: { index: number; id: string }[];
 }
 
 type Parsed = Record<string, any>;
 
 /**
  * Checks every record and turns them into device records; throws ImportError listing all problems.
- * `ocppOwner` names the device that holds a charge point id already, if any.
+ * `ocppOwner` names the device that holds a charge point id already, if any; `boundDevice` the
+ * stored device a binding reaches already (by `bindingIdentity`), if any: a record bound to it
+ * takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
  */
 export function prepareImport(
   input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined, ocppOwner: (chargePointId: string) => string | undefined = () => undefined,
+  boundDevice: (identity: string) => string | undefined = () => undefined,
 ): PreparedImport {
   const problems: ImportProblem[] = [];
   if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
@@ -71,6 +86,8 @@ export function prepareImport(
   const seen = new Map<string, number>();
   const chargePoints = new Map<string, number>();
   const ocppCredentials: ImportedOcppCredential[] = [];
+  const bound = new Map<string, number>();
+  const sameBinding: PreparedImport['sameBinding'] = [];
 
   input.forEach((raw: unknown, index) => {
     const kind = (raw as { kind?: unknown } | null)?.kind;
@@ -83,14 +100,26 @@ export function prepareImport(
     // Identity is checked whatever else is wrong with the record, so that every problem is named.
     // UUIDs are case-insensitive (RFC 9562) and the API looks ids up in lower case: so are they kept.
     const givenId = (raw as { id?: unknown }).id;
-    const id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
+    let id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
+    // Two records (or a record and a stored device) bound to the same device are one device.
+    const driver = (raw as { driver?: unknown }).driver;
+    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bindingIdentity(kind as DeviceKind, driver as DriverBinding) : null;
+    if (identity !== null) {
+      const first = bound.get(identity);
+      if (first !== undefined) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
+      else bound.set(identity, index);
+      const owner = boundDevice(identity);
+      if (owner !== undefined && owner !== id) {
+        id = owner;
+        sameBinding.push({ index, id });
+      }
+    }
     const earlier = seen.get(id);
     if (earlier !== undefined) problems.push({ index, field: 'id', message: `repeats the id of record ${earlier}` });
     else seen.set(id, index);
     const stored = existingKind(id);
     if (stored !== undefined && stored !== kind) problems.push({ index, field: 'id', message: `belongs to an existing ${stored}` });
     // Any other binding is its driver's to check when the device is driven; this one no driver reads.
-    const driver = (raw as { driver?: unknown }).driver;
     if (isObject(driver) && driver['type'] === CHARGER_BINDING) {
       problems.push(...chargerBindingProblems(kind as DeviceKind, driver).map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
     }
@@ -108,7 +137,9 @@ export function prepareImport(
         else chargePoints.set(chargePointId, index);
       }
     }
-    if (!result.success || !ocppOk) return;
+    const missingModel = modelProblem(kind as DeviceKind, raw);
+    if (missingModel) problems.push({ index, ...missingModel });
+    if (!result.success || !ocppOk || missingModel) return;
     if (hasOcppBinding(result.data)) {
       const split = splitOcppBinding((result.data as Parsed)['driver']);
       (result.data as Parsed)['driver'] = split.binding;
@@ -124,7 +155,7 @@ export function prepareImport(
   });
 
   if (problems.length > 0) throw new ImportError(problems);
-  return { devices, images, ocppCredentials };
+  return { devices, images, ocppCredentials, sameBinding };
 }
 
 function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): DeviceRecord {
@@ -150,6 +181,13 @@ function toDevice(kind: DeviceKind, id: string, record: Parsed, nowMs: number): 
     driver: record['driver'] ? canonicalBinding(record['driver']) : null,
     createdAtMs: nowMs,
   };
+}
+
+/** Without a driver nothing will ever report the model: such a record must give it (kinds that have one). */
+function modelProblem(kind: DeviceKind, raw: unknown): ValidationError | undefined {
+  if (kind === 'tariff' || !isObject(raw) || raw['driver'] !== undefined || !isObject(raw['staticData'])) return undefined;
+  if (raw['staticData']['model'] !== undefined) return undefined;
+  return { field: 'staticData.model', message: 'is required for a device without a driver (a driver reads it from the device)' };
 }
 
 function hasOcppBinding(record: unknown): boolean {

@@ -12,6 +12,15 @@ import { EspAlthermaSim } from './mqtt/espaltherma-sim.ts';
 import { TariffTopicSim } from './mqtt/tariff-topic-sim.ts';
 import type { MqttDeviceSim } from './mqtt/mqtt-device-sim.ts';
 
+/** How the hub reaches the demo's MQTT devices: the same on every start (the topics are fixed). */
+export const DEMO_MQTT_BINDINGS = {
+  charger: { type: 'go-e', serial: '100001' },
+  car: { type: 'teslamate', carId: '1' },
+  heating: { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin' },
+  hotWater: { type: 'espaltherma' },
+  tariff: { type: 'tariff-topic', priceTopic: 'evcc/site/tariffGrid', currency: 'EUR' },
+} satisfies Record<string, DriverBinding>;
+
 export interface DemoMqtt {
   url: string;
   bindings: { charger: DriverBinding; car: DriverBinding; heating: DriverBinding; hotWater: DriverBinding; tariff: DriverBinding };
@@ -68,13 +77,7 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
   await tariff.setPrice(0.2874);
   return {
     url,
-    bindings: {
-      charger: { type: 'go-e', serial: '100001' },
-      car: { type: 'teslamate', carId: '1' },
-      heating: { type: 'ebusd-vaillant-zone', timeZone: 'Europe/Berlin' },
-      hotWater: { type: 'espaltherma' },
-      tariff: { type: 'tariff-topic', priceTopic: 'evcc/site/tariffGrid', currency: 'EUR' },
-    },
+    bindings: DEMO_MQTT_BINDINGS,
     stop: async () => {
       await Promise.all(sims.map((sim) => sim.stop()));
       await new Promise<void>((resolve) => {

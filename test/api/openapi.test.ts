@@ -335,6 +335,9 @@ test('GET /docs is a self-contained page naming every operation, served without 
   assert.doesNotMatch(html.replace(/<pre>[\s\S]*?<\/pre>/g, ''), /`/, 'inline code is rendered, not shown as backticks');
   assert.doesNotMatch(html, /<script/i);
   assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
-  const urls = html.match(/https?:\/\/[^\s"'<>)]+/gi) ?? [];
-  assert.deepEqual(urls.filter((url) => !url.startsWith('http://hub.test:8080/')), [], 'no external URLs');
+  const urls = (text: string) => text.match(/https?:\/\/[^\s"'<>)&]+/gi) ?? [];
+  const examples = (html.match(/<pre>[\s\S]*?<\/pre>/g) ?? []).join('\n');
+  assert.deepEqual(urls(html.replace(/<pre>[\s\S]*?<\/pre>/g, '')).filter((url) => !url.startsWith('http://hub.test:8080/')), [], 'no external URLs');
+  // In examples, a partner app's own address (a pairing's redirectUrl) is on a domain reserved for examples.
+  assert.deepEqual(urls(examples).filter((url) => !url.startsWith('http://hub.test:8080/') && new URL(url).hostname !== 'app.example.com'), [], 'no external URLs in examples');
 });

@@ -111,6 +111,29 @@ test('hub devices add recognises a Daikin adapter by its basic_info and adds an 
   assert.deepEqual(device!.driver, { type: 'daikin-brp069', host: '127.0.0.1', port: sim.port });
 });
 
+test('hub devices add of the same adapter and kind twice names the device and changes nothing; --update updates it in place', async (t) => {
+  const sim = await started(t, new DaikinSim({ mac: 'A0B1C2D3E4F6' }));
+  const w = workspace(t);
+  const add = (...more: string[]) => w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), ...more);
+  assert.equal(await add('--name', 'Bedroom'), 0, w.err.join('\n'));
+  const before = w.open();
+  const [device] = before.devices.all();
+  before.close();
+  w.err.length = 0;
+  assert.equal(await add('--name', 'Guest room'), 1);
+  assert.ok(w.err.join('\n').includes(`this hvac is device ${device!.id} already (DAIKIN "Bedroom" of household-1, at daikin-brp069, host 127.0.0.1, port ${sim.port}): nothing changed; give --update to update it in place`), w.err.join('\n'));
+  const unchanged = w.open();
+  assert.deepEqual(unchanged.devices.all(), [device]);
+  unchanged.close();
+  assert.equal(await add('--update', '--name', 'Guest room'), 0, w.err.join('\n'));
+  assert.match(w.out.join('\n'), new RegExp(`updated hvac ${device!.id} `));
+  const after = w.open();
+  t.after(() => after.close());
+  assert.equal(after.devices.count(), 1);
+  assert.equal(after.devices.get(device!.id)?.name, 'Guest room');
+  assert.equal(after.devices.get(device!.id)?.createdAtMs, device!.createdAtMs);
+});
+
 test('hub devices add with a token the gateway refuses adds nothing and says why', async (t) => {
   const cert = deviceCertificate(t, 'envoy');
   const sim = await started(t, new EnphaseSim(new SiteModel(), { token: TOKEN }), cert);

@@ -76,6 +76,69 @@ test('a file with a bad record imports nothing and names each problem with its i
   assert.equal(store.devices.count(), 0);
 });
 
+test('a model is optional when a driver reads it from the device (BootNotification, registers), required without a driver', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify([
+    { kind: 'charger', userId: 'u', staticData: { vendor: 'ZAPTEC', name: 'Carport' }, driver: { type: 'ocpp', chargePointId: 'ZAP000777', password: 'a-long-enough-secret' } },
+    { kind: 'pvInverter', userId: 'u', staticData: { vendor: 'FRONIUS' }, driver: { type: 'fronius', host: '192.168.1.50' } },
+  ]));
+  assert.equal(await w.run('import', file), 0, w.err.join('\n'));
+  const store = w.open();
+  t.after(() => store.close());
+  assert.deepEqual(store.devices.all().map((d) => [d.kind, d.model]).sort(), [['charger', null], ['pvInverter', null]]);
+  writeFileSync(file, JSON.stringify([{ kind: 'meter', userId: 'u', staticData: { vendor: 'SMA' } }]));
+  assert.equal(await w.run('import', file), 1);
+  assert.match(w.err.join('\n'), /record 0: staticData\.model: is required for a device without a driver/);
+  assert.equal(store.devices.count(), 2);
+});
+
+test('importing the same file twice makes no second device: it names the device bound there, changes nothing, and --update updates it in place', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  const inverter = (name: string) => ({ kind: 'pvInverter', userId: 'u', staticData: { vendor: 'FRONIUS', name, model: 'Symo' }, driver: { type: 'fronius', host: '192.168.1.50', port: 502, unitId: 1 } });
+  const charger = { kind: 'charger', userId: 'u', staticData: { vendor: 'ZAPTEC', model: 'GO' }, driver: { type: 'ocpp', chargePointId: 'ZAP000778', password: 'a-long-enough-secret' } };
+  writeFileSync(file, JSON.stringify([inverter('Roof'), charger]));
+  assert.equal(await w.run('import', file), 0, w.err.join('\n'));
+  const store = w.open();
+  t.after(() => store.close());
+  const [first, chargerDevice] = [store.devices.all().find((d) => d.kind === 'pvInverter')!, store.devices.all().find((d) => d.kind === 'charger')!];
+
+  // Again, with a new device in the file too: all or nothing.
+  const meter = { kind: 'meter', userId: 'u', staticData: { vendor: 'FRONIUS', model: 'TS 65A-3' }, driver: { type: 'fronius', host: '192.168.1.50', port: 502, unitId: 200 } };
+  writeFileSync(file, JSON.stringify([inverter('Roof south'), charger, meter]));
+  assert.equal(await w.run('import', file), 1);
+  const text = w.err.join('\n');
+  assert.match(text, /2 records are bound to devices the hub has already/);
+  assert.ok(text.includes(`record 0: ${first.id}  pvInverter FRONIUS "Roof" of u, at fronius, host 192.168.1.50, port 502, unitId 1`), text);
+  assert.ok(text.includes(`record 1: ${chargerDevice.id}  charger ZAPTEC of u, at ocpp charge point ZAP000778`), text);
+  assert.match(text, /Nothing was imported\. Give --update to update those devices in place\./);
+  assert.equal(store.devices.count(), 2);
+  assert.equal(store.devices.get(first.id)?.name, 'Roof');
+
+  // The same unit under another kind is another device; another unit at that address too.
+  assert.equal(await w.run('import', file, '--update'), 0, w.err.join('\n'));
+  assert.match(w.out.join('\n'), /Imported 3 devices \(0 images\), 2 updating the devices bound there already,/);
+  assert.ok(w.out.join('\n').includes(`record 0 updated device ${first.id} (bound to it already)`));
+  const after = w.open();
+  t.after(() => after.close());
+  assert.equal(after.devices.count(), 3);
+  assert.equal(after.devices.get(first.id)?.name, 'Roof south');
+  assert.equal(after.ocpp.credential('ZAP000778')?.deviceId, chargerDevice.id);
+});
+
+test('two records of one file bound to the same device are refused, naming the first', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  const inverter = { kind: 'pvInverter', userId: 'u', staticData: { vendor: 'SMA', model: 'STP' }, driver: { type: 'sma', host: '192.168.1.51', port: 502, unitId: 126 } };
+  writeFileSync(file, JSON.stringify([inverter, { ...inverter, driver: { ...inverter.driver, host: '192.168.1.51', pollIntervalMs: 5000 } }]));
+  assert.equal(await w.run('import', file), 1);
+  assert.match(w.err.join('\n'), /record 1: driver: reaches the same pvInverter as record 0 \(same driver and address\)/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.count(), 0);
+});
+
 test('import checks a charger binding: only on a vehicle, with the charger\'s id, kept in lower case', async (t) => {
   const w = workspace(t);
   const car = (driver: Record<string, unknown>) => ({ kind: 'vehicle', userId: 'u', driver, staticData: { vendor: 'MERCEDES', model: 'EQE' } });

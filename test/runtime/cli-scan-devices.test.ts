@@ -73,9 +73,17 @@ test('hub devices add detects the device, reads its model and capacity, and save
   } finally {
     store.close();
   }
+  // The same unit again (found again by detection) is the device added already: named, not added twice.
+  const again = capture();
+  assert.equal(await runDevices(['add', '--user', 'bob', '--host', `127.0.0.1:${smaSim.port}`], again.io, dir), 1);
+  assert.match(again.err.join('\n'), new RegExp(`this pvInverter is device [0-9a-f-]{36} already \\(SMA of bob, at sma, host 127\\.0\\.0\\.1, port ${smaSim.port}, unitId 126\\): nothing changed; give --update to update it in place`));
+  const updated = capture();
+  assert.equal(await runDevices(['add', '--user', 'bob', '--host', `127.0.0.1:${smaSim.port}`, '--name', 'Carport', '--update'], updated.io, dir), 0, updated.err.join('\n'));
+  assert.match(updated.out.join('\n'), /^updated pvInverter .* for bob$/m);
   const list = capture();
   assert.equal(await runDevices(['list'], list.io, dir), 0);
   assert.match(list.out.join('\n'), /^2 devices$/m);
+  assert.match(list.out.join('\n'), /pvInverter\s+SMA\s+bob\s+Carport/);
   const bad = capture();
   assert.equal(await runDevices(['add', '--user', 'x', '--host', '127.0.0.1', '--port', String(sim.port), '--driver', 'nope'], bad.io, dir), 2);
 });

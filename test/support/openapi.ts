@@ -99,6 +99,11 @@ export interface ConformingHub {
   expect(status: number, key: OperationKey, call?: Call): Promise<Checked>;
 }
 
+/** A schema of the document with its component refs pointing into the schema registered with Ajv. */
+function linkedSchema(schema: Json): Json {
+  return JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"openapi:components#/$defs/')) as Json;
+}
+
 export class Conformance {
   /** `get /batteries 200` for every response checked so far. */
   readonly exercised = new Set<string>();
@@ -109,7 +114,7 @@ export class Conformance {
 
   constructor(readonly doc: Json) {
     addFormats.default(this.ajv);
-    this.linked = JSON.parse(JSON.stringify(doc).replaceAll('"#/components/schemas/', '"openapi:components#/$defs/')) as Json;
+    this.linked = linkedSchema(doc);
     this.ajv.addSchema({ $id: 'openapi:components', $defs: this.linked['components']['schemas'] });
   }
 
@@ -161,9 +166,10 @@ export class Conformance {
     return [...new Set(ops)].sort();
   }
 
-  private assertValid(label: string, schema: Json, value: unknown): void {
+  /** Asserts that `value` matches `schema` (a schema of the document, its component refs resolved). */
+  assertValid(label: string, schema: Json, value: unknown): void {
     let validate = this.validators.get(label);
-    if (!validate) this.validators.set(label, (validate = this.ajv.compile(schema)));
+    if (!validate) this.validators.set(label, (validate = this.ajv.compile(linkedSchema(schema))));
     if (!validate(value)) assert.fail(`${label} does not match the document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(value)}`);
   }
 

@@ -1,0 +1,144 @@
+// The examples of the OpenAPI document (and of /docs) are real answers: each matches its own schema,
+// they agree with each other and with what the contract implies (a command's type is its
+// operation's, a charger is plugged unless UNPLUGGED), and the URLs in them are ones the hub serves.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createTestHub } from '../support/hub.ts';
+import { Conformance, fetchDocument, type Json } from '../support/openapi.ts';
+import { VendorCatalog } from '../../src/domain/vendors.ts';
+import { HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../src/domain/vocabulary.ts';
+import { DEMO_USER } from '../../src/demo/site.ts';
+import { TestProber } from '../support/pairing.ts';
+
+function hubWithVendors() {
+  const vendors = new VendorCatalog();
+  for (const [domain, code] of [['chargers', 'GO_E'], ['chargers', 'ZAPTEC'], ['homePower', 'FRONIUS'], ['hvac', 'VAILLANT'], ['vehicles', 'TESLA'], ['tariffs', 'TIBBER']] as const) {
+    vendors.registerVendor(domain, code);
+  }
+  return createTestHub({ vendors, pairing: new TestProber() });
+}
+
+interface Example {
+  where: string;
+  operationId: string;
+  path: string;
+  schema: Json;
+  value: any;
+}
+
+/** Every example of the document: success bodies and request bodies, with their schemas. */
+function examplesOf(doc: Json): Example[] {
+  const out: Example[] = [];
+  for (const [path, methods] of Object.entries(doc['paths'] as Json)) {
+    for (const [method, op] of Object.entries(methods as Json) as [string, Json][]) {
+      const body = op['requestBody']?.content?.['application/json'];
+      if (body?.example !== undefined) out.push({ where: `${method} ${path} request`, operationId: op['operationId'], path, schema: body.schema, value: body.example });
+      for (const [status, response] of Object.entries(op['responses'] as Json) as [string, Json][]) {
+        const content = response['content']?.['application/json'];
+        if (content?.example !== undefined) out.push({ where: `${method} ${path} ${status}`, operationId: op['operationId'], path, schema: content.schema, value: content.example });
+      }
+    }
+  }
+  return out;
+}
+
+/** Every object inside a value (the value itself included). */
+function objectsIn(value: unknown): Json[] {
+  if (Array.isArray(value)) return value.flatMap(objectsIn);
+  if (value === null || typeof value !== 'object') return [];
+  return [value as Json, ...Object.values(value).flatMap(objectsIn)];
+}
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value !== null && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+test('every JSON answer and request body of the document has an example, and each matches its own schema', async (t) => {
+  const hub = hubWithVendors();
+  t.after(hub.close);
+  const doc = await fetchDocument(hub);
+  const conformance = new Conformance(doc);
+  const examples = examplesOf(doc);
+  for (const op of hub.operations) {
+    const documented = examples.filter((e) => e.operationId === op.operationId).map((e) => e.where.split(' ').pop());
+    if (op.success.schema) assert.ok(documented.includes(String(op.success.status)), `${op.operationId}: no example of its answer`);
+    if (op.body) {
+      assert.ok(documented.includes('request'), `${op.operationId}: no example of its request body`);
+      const example = examples.find((e) => e.operationId === op.operationId && e.where.endsWith('request'))!;
+      assert.ok(op.body.safeParse(example.value).success, `${op.operationId}: the request example is one the hub accepts`);
+    }
+  }
+  for (const example of examples) conformance.assertValid(example.where, example.schema, example.value);
+});
+
+test('the examples agree with the contract and with each other', async (t) => {
+  const hub = hubWithVendors();
+  t.after(hub.close);
+  const doc = await fetchDocument(hub);
+  const examples = examplesOf(doc);
+  let commands = 0;
+  let chargerStates = 0;
+  const hvacIds = new Set(examples.filter((e) => e.path.includes('hvacs') && !e.path.includes('commands')).flatMap((e) => objectsIn(e.value)).map((o) => o['id']));
+
+  for (const example of examples) {
+    for (const object of objectsIn(example.value)) {
+      // A command (its own type, state and device): the type is its operation's and its device kind's.
+      if (typeof object['type'] === 'string' && 'state' in object && 'deviceId' in object) {
+        commands++;
+        const segment = example.path.split('/').pop()!;
+        if (segment !== 'commands') assert.ok(object['type'].toLowerCase().replaceAll('_', '-').endsWith(segment), `${example.where}: a ${object['type']} command`);
+        const kindTypes: readonly string[] = example.path.includes('hvacs') ? HVAC_COMMAND_TYPES : VEHICLE_COMMAND_TYPES;
+        assert.ok(kindTypes.includes(object['type']), `${example.where}: ${object['type']} is no command of this kind`);
+        if (example.path.includes('hvacs')) assert.ok(hvacIds.has(object['deviceId']), `${example.where}: the command's device is the example HVAC`);
+      }
+      // A charger's state: plugged unless UNPLUGGED.
+      if (typeof object['isPlugged'] === 'boolean' && typeof object['chargingState'] === 'string') {
+        chargerStates++;
+        assert.equal(object['isPlugged'], object['chargingState'] !== 'UNPLUGGED', `${example.where}: isPlugged ${object['isPlugged']} with ${object['chargingState']}`);
+      }
+    }
+  }
+  assert.ok(commands >= 4 && chargerStates >= 2, `checked ${commands} command and ${chargerStates} charger examples`);
+});
+
+test('the URLs in the examples are ones the hub serves: its logos, and pairing pages shaped like a real session\'s', async (t) => {
+  const hub = hubWithVendors();
+  t.after(hub.close);
+  const doc = await fetchDocument(hub);
+  const base = String(doc['servers'][0].url).replace(/\/v1\.0\.0$/, '');
+  const examples = examplesOf(doc);
+  const urls = examples.filter((e) => !e.where.endsWith('request')).flatMap((e) => stringsIn(e.value)).filter((s) => /^https?:\/\//.test(s));
+  assert.ok(urls.length > 0);
+  const connect = examples.find((e) => e.operationId === 'connectCharger' && !e.where.endsWith('request'))!;
+  const request = examples.find((e) => e.operationId === 'connectCharger' && e.where.endsWith('request'))!;
+  // A real session, started with the request example itself.
+  const res = await hub.request('/connections/chargers', { method: 'POST', json: { ...request.value, userId: DEMO_USER } });
+  assert.equal(res.status, 201);
+  const real = (await res.json()) as { url: string };
+  const shape = (url: string) => url.replace(/[A-Za-z0-9_-]{32}$/, '<token>');
+  assert.equal(shape(connect.value.url), shape(real.url));
+  assert.match(real.url, /\/connect\/[A-Za-z0-9_-]{32}$/);
+  assert.equal((await hub.app.request(new URL(real.url).pathname)).status, 200, 'the real session\'s page is served');
+  for (const url of urls) {
+    assert.ok(url.startsWith(`${base}/`), `${url} is on the hub`);
+    if (url === connect.value.url) continue;
+    const answer = await hub.app.request(url.slice(base.length));
+    assert.equal(answer.status, 200, `${url} is served`);
+  }
+  const logos = urls.filter((u) => u.includes('/logos/'));
+  assert.ok(logos.length >= 6, 'every registered vendor has its logo in the example');
+});
+
+test('/docs shows the real examples: the charging-stop answer is a CHARGING_STOP, no URL ends in /done', async (t) => {
+  const hub = hubWithVendors();
+  t.after(hub.close);
+  const html = await (await hub.app.request('/docs')).text();
+  const section = (id: string) => html.slice(html.indexOf(`<section id="${id}">`), html.indexOf('</section>', html.indexOf(`<section id="${id}">`)));
+  assert.match(section('stopVehicleCharging'), /&#34;type&#34;: &#34;CHARGING_STOP&#34;/);
+  assert.doesNotMatch(section('stopVehicleCharging'), /SET_TEMPERATURE/);
+  assert.match(section('getCharger'), /&#34;isPlugged&#34;: true,\s*&#34;activePhases&#34;: 3,\s*&#34;chargingState&#34;: &#34;CHARGING&#34;/);
+  assert.doesNotMatch(html, /\/done&#34;/);
+});

@@ -1,0 +1,72 @@
+// `hub export` then `hub import` on a fresh hub gives back every device the hub holds: the demo
+// household seeded as `npm start` seeds it (its drivers, the OCPP charger's credentials) and devices
+// declared in YAML, which may have no model (their driver or BootNotification reports it).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runHub } from '../../src/cli/hub.ts';
+import { Store } from '../../src/store/store.ts';
+import { seedDemo } from '../../src/demo/site.ts';
+import { startDemoSimulators } from '../../src/sim/demo-sims.ts';
+import { DEMO_MQTT_BINDINGS } from '../../src/sim/demo-mqtt.ts';
+import { demoOcpp } from '../../src/sim/demo-ocpp.ts';
+import { loadConfig } from '../../src/config.ts';
+import { applyConfiguredDevices } from '../../src/configured-devices.ts';
+import { silentLogger } from '../../src/log.ts';
+import { tempFile } from '../support/files.ts';
+
+function workspace(t: { after: (fn: () => void) => void }, name: string) {
+  const dir = mkdtempSync(join(tmpdir(), `hub-round-trip-${name}-`));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const out: string[] = [];
+  const err: string[] = [];
+  const run = (...argv: string[]) => runHub(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, { HUB_DATA_DIR: dir });
+  return { dir, out, err, run, open: () => Store.open(join(dir, 'hub.db')) };
+}
+
+// Declared without a model: an OCPP charger (BootNotification names it) and a SunSpec inverter
+// (its common block names it).
+const DECLARED = `
+mqtt: { url: 'mqtt://127.0.0.1:1883' }
+devices:
+  - kind: charger
+    userId: household-2
+    vendor: EASEE
+    name: Garage
+    driver: { type: ocpp, chargePointId: EH123456, password: 'a-long-enough-secret' }
+  - kind: pvInverter
+    userId: household-2
+    vendor: FRONIUS
+    driver: { type: fronius, host: 192.168.1.50, unitId: 1 }
+`;
+
+test('export then import into a fresh store gives back the demo household and devices declared without a model', async (t) => {
+  const simulators = await startDemoSimulators();
+  t.after(() => simulators.stop());
+  const a = workspace(t, 'a');
+  const b = workspace(t, 'b');
+  const now = Date.parse('2026-11-07T05:31:56Z');
+  const seeded = a.open();
+  const demo = seedDemo(seeded, now, { ...simulators.bindings, ...DEMO_MQTT_BINDINGS, zaptec: demoOcpp().binding });
+  const config = loadConfig({ HUB_CONFIG: tempFile(t, 'hub.yaml', DECLARED) });
+  assert.deepEqual(applyConfiguredDevices(seeded, config, now, silentLogger()), { added: 2, updated: 0, deleted: 0 });
+  const modelless = seeded.devices.all().filter((d) => d.model === null && d.kind !== 'tariff').map((d) => d.kind).sort();
+  assert.deepEqual(modelless, ['charger', 'pvInverter'], 'the declared devices have no model');
+  seeded.close();
+
+  const file = join(a.dir, 'out.json');
+  assert.equal(await a.run('export', file), 0);
+  assert.equal(await b.run('import', file), 0, b.err.join('\n'));
+  assert.match(b.out.join('\n'), new RegExp(`Imported ${demo + 2} devices`));
+
+  const [sa, sb] = [a.open(), b.open()];
+  t.after(() => { sa.close(); sb.close(); });
+  const strip = (s: Store) => s.devices.all().map(({ createdAtMs: _created, ...rest }) => rest);
+  assert.deepEqual(strip(sb), strip(sa));
+  for (const device of sa.devices.all()) {
+    assert.deepEqual(sb.vehicleImages.get(device.id)?.png, sa.vehicleImages.get(device.id)?.png, `image of ${device.id}`);
+    assert.deepEqual(sb.ocpp.credentialOfDeviceId(device.id), sa.ocpp.credentialOfDeviceId(device.id), `OCPP credential of ${device.id}`);
+  }
+});
