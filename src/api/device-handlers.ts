@@ -26,6 +26,7 @@ export interface ListQuery {
   lastUpdatedTo?: number;
   chargingState?: string;
   type?: HvacType;
+  vin?: string;
 }
 
 export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, ownerId?: string): Response {
@@ -42,6 +43,7 @@ export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, owne
     lastUpdatedToMs: query.lastUpdatedTo,
     chargingState: query.chargingState,
     hvacType: query.type,
+    vin: query.vin,
   };
   return jsonText(present.pageJson(deps.store.devices.list(filter, query), query.size));
 }
@@ -61,9 +63,14 @@ export function deleteDevice(deps: ApiDeps, kind: DeviceKind, id: string, ownerI
   return json({ success: true });
 }
 
+/** The device's detail body (its driver's offers asked only when it is rendered anew). */
+export function detail(deps: ApiDeps, device: DeviceRecord): Response {
+  return jsonText(present.detailJson(device, deps.runtime.offers && ((d) => deps.runtime.offers!(d))));
+}
+
 /** Reads the device live through its driver; 503 when it cannot be reached. */
-export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string): Promise<DeviceRecord> {
-  const device = findOr404(deps, kind, id);
+export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string, ownerId?: string): Promise<DeviceRecord> {
+  const device = findOr404(deps, kind, id, ownerId);
   try {
     return await deps.runtime.refresh(device);
   } catch (err) {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { oneOf, schemaRegistry, Timestamp, Uuid } from '../domain/schemas.ts';
 import {
   BATTERY_CHARGING_STATES, COMMAND_STATES, HOME_POWER_VENDORS, HVAC_TYPES, HVAC_VENDORS, SORT_FIELDS, USER_SORT_FIELDS,
+  VEHICLE_VENDORS,
 } from '../domain/vocabulary.ts';
 import { parseTimestamp } from '../domain/time.ts';
 import { withShortcut } from '../domain/validation.ts';
@@ -76,6 +77,12 @@ export const HvacListQuery = z.object({
   ...subscriptionFilters,
   vendor: oneOf(HVAC_VENDORS).optional(),
   type: oneOf(HVAC_TYPES).optional(),
+});
+
+export const VehicleListQuery = z.object({
+  ...subscriptionFilters,
+  vendor: oneOf(VEHICLE_VENDORS).optional(),
+  vin: text.optional(),
 });
 
 export const UserListQuery = z.object({

@@ -33,6 +33,11 @@ export const PV_POWER_STATES = ['PRODUCING', 'IDLE', 'FAULT'] as const;
 export const HVAC_TYPES = ['AC', 'HEATING_CIRCUIT', 'DHW', 'THERMOSTAT'] as const;
 export type HvacType = (typeof HVAC_TYPES)[number];
 export const SCHEDULE_MODES = ['HEAT', 'COOL', 'DRY', 'AUTO', 'REDUCED', 'OFF'] as const;
+/** An HVAC unit's modes (the origin's HvacMode): SET_MODE's words, and those of a schedule. */
+export const HVAC_MODES = SCHEDULE_MODES;
+export type HvacMode = (typeof HVAC_MODES)[number];
+/** A vehicle's drive train (the origin's engineType). */
+export const ENGINE_TYPES = ['BEV', 'HEV', 'PHEV', 'ICEV'] as const;
 export const WEEK_DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 export const COMMAND_STATES = ['PENDING', 'EXECUTED', 'FAILED'] as const;

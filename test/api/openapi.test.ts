@@ -105,8 +105,71 @@ const validationFields = ({ body }: Checked) => body.validationErrors.map((e: Js
 /** 503 needs a device that cannot be reached now: a runtime whose every live read times out, as a driver's would. */
 const unreachable: Runtime = { ...storedStateRuntime, refresh: async (device) => { throw new DeviceUnreachableError(device.id, 'timeout'); } };
 
+/**
+ * The reads and deletions every kind shares (src/api/device-operations.ts), at the subscription and
+ * the user level: the demo device, a bare one, a malformed id, an unknown id, another user's device
+ * (not found), a device that cannot be reached now (503), and a deletion that holds.
+ */
+function sharedProbes(kind: string, segment: string, idName: string, ops: readonly string[]): Record<OperationKey, Probe> {
+  const code = `${{ pvInverter: 'PV_INVERTER', hvac: 'HVAC' }[kind] ?? kind.toUpperCase()}_NOT_FOUND`;
+  const own = { userId: DEMO_USER, [idName]: DEMO(kind) };
+  const probes: Record<OperationKey, Probe> = {};
+  const reads = async (key: OperationKey, start: Parameters<Probe>[0], user: boolean) => {
+    const api = start();
+    const params = user ? own : { [idName]: DEMO(kind) };
+    const { body } = await api.expect(200, key, { params });
+    assert.equal(body.id, DEMO(kind));
+    const bare = await api.expect(200, key, { params: user ? { userId: BARE_USER, [idName]: BARE[kind as keyof typeof BARE] } : { [idName]: BARE[kind as keyof typeof BARE] } });
+    assert.equal(bare.body.userId, BARE_USER);
+    await api.expect(400, key, { params: { ...params, [idName]: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, [idName]: NO_SUCH } })).body.errorCode, code);
+    if (user) assert.equal((await api.expect(404, key, { params: { ...own, userId: BARE_USER } })).body.errorCode, code);
+  };
+  for (const op of ops) {
+    if (op === 'detail') probes[`get /${segment}/{${idName}}`] = (start) => reads(`get /${segment}/{${idName}}`, start, false);
+    if (op === 'userDetail') probes[`get /users/{userId}/${segment}/{${idName}}`] = (start) => reads(`get /users/{userId}/${segment}/{${idName}}`, start, true);
+    if (op === 'refresh' || op === 'userRefresh') {
+      const user = op === 'userRefresh';
+      const key: OperationKey = user ? `get /users/{userId}/${segment}/{${idName}}/refresh` : `get /${segment}/{${idName}}/refresh`;
+      probes[key] = async (start) => {
+        await reads(key, start, user);
+        await start({ runtime: unreachable }).expect(503, key, { params: user ? own : { [idName]: DEMO(kind) } });
+      };
+    }
+    if (op === 'userDelete') {
+      const key: OperationKey = `delete /users/{userId}/${segment}/{${idName}}`;
+      probes[key] = async (start) => {
+        const api = start();
+        await api.expect(404, key, { params: { ...own, userId: BARE_USER } });
+        assert.deepEqual((await api.expect(200, key, { params: own })).body, { success: true });
+        await api.expect(404, key, { params: own });
+        await api.expect(400, key, { params: { ...own, userId: 'u'.repeat(201) } });
+      };
+    }
+    if (op === 'userList') {
+      const key: OperationKey = `get /users/{userId}/${segment}`;
+      probes[key] = async (start) => {
+        const api = start();
+        assert.ok((await api.expect(200, key, { params: { userId: DEMO_USER } })).body.totalElements >= 1);
+        assert.deepEqual((await api.expect(200, key, { params: { userId: 'nobody' } })).body, { content: [], totalElements: 0, totalPages: 0 });
+        assert.deepEqual(validationFields(await api.expect(400, key, { params: { userId: DEMO_USER }, query: '?sortField=USER_ID&size=0' })), ['size', 'sortField']);
+      };
+    }
+  }
+  return probes;
+}
+
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  ...sharedProbes('vehicle', 'vehicles', 'vehicleId', ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']),
+  'get /vehicles': async (start) => {
+    const api = start();
+    const all = await api.expect(200, 'get /vehicles', { query: '?sortField=VENDOR&sortOrder=ASC' });
+    assert.equal(all.body.totalElements, 3);
+    const tesla = await api.expect(200, 'get /vehicles', { query: '?vendor=TESLA&vin=5yj3' });
+    assert.deepEqual(tesla.body.content.map((v: Json) => v.vin), ['5YJ3E7EB1KF123456']);
+    assert.deepEqual(validationFields(await api.expect(400, 'get /vehicles', { query: '?vendor=FIAT&size=101' })), ['size', 'vendor']);
+  },
   'get /batteries': async (start) => {
     const api = start();
     const page = await api.expect(200, 'get /batteries', { query: '?sortField=VENDOR&sortOrder=ASC&size=2' });
@@ -224,14 +287,6 @@ const PROBES: Record<OperationKey, Probe> = {
     assert.deepEqual([created.body.state, created.body.type, created.body.userId], ['PENDING', 'CHARGING_STOP', DEMO_USER]);
     await api.expect(400, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: 'not-a-uuid' } });
     await api.expect(404, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: NO_SUCH } });
-  },
-  'delete /users/{userId}/vehicles/{vehicleId}': async (start) => {
-    const api = start();
-    const vehicle = { userId: DEMO_USER, vehicleId: DEMO('vehicle') };
-    await api.expect(404, 'delete /users/{userId}/vehicles/{vehicleId}', { params: { ...vehicle, userId: BARE_USER } });
-    await api.expect(200, 'delete /users/{userId}/vehicles/{vehicleId}', { params: vehicle });
-    await api.expect(404, 'delete /users/{userId}/vehicles/{vehicleId}', { params: vehicle });
-    await api.expect(400, 'delete /users/{userId}/vehicles/{vehicleId}', { params: { ...vehicle, userId: 'u'.repeat(201) } });
   },
   'get /users/{userId}/vehicles/{vehicleId}/image.png': async (start) => {
     const api = start();

@@ -1,14 +1,27 @@
 import type { ApiDeps } from '../deps.ts';
 import { ApiError } from '../errors.ts';
 import { OperationRouter } from '../operation.ts';
-import { CommandListQuery, idParams } from '../queries.ts';
-import { Command, CommandList, DeletionResult } from '../../domain/schemas.ts';
-import { deleteDevice, findOr404, listCommands, submitCommand } from '../device-handlers.ts';
+import { CommandListQuery, VehicleListQuery, idParams } from '../queries.ts';
+import { Command, CommandList, Vehicle, VehiclePage } from '../../domain/schemas.ts';
+import { findOr404, listCommands, listPage, submitCommand } from '../device-handlers.ts';
+import { addDeviceOperations, type KindResource } from '../device-operations.ts';
 
 const IMAGE_CACHE_CONTROL = 'private, max-age=86400, must-revalidate';
 
+const VEHICLES: KindResource = {
+  kind: 'vehicle', tag: 'Vehicles', segment: 'vehicles', idName: 'vehicleId', noun: 'Vehicle', label: 'vehicle', schema: Vehicle, page: VehiclePage,
+};
+
 export function vehicleRoutes(deps: ApiDeps): OperationRouter {
-  return new OperationRouter()
+  const router = new OperationRouter().add({
+    method: 'get', path: '/vehicles', operationId: 'listVehicles', tag: 'Vehicles',
+    summary: 'List all vehicles of the subscription',
+    description: 'Text filters (`vin` too) match a case-insensitive substring. Ties in the sort order are broken by id.',
+    query: VehicleListQuery,
+    success: { status: 200, description: 'A page of vehicles', schema: VehiclePage },
+    errors: ['BAD_REQUEST'],
+  }, (c, { query }) => listPage(deps, 'vehicle', query));
+  return addDeviceOperations(router, deps, VEHICLES, ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete'])
     .add({
       method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/commands', operationId: 'listVehicleCommands', tag: 'Vehicles',
       summary: 'List the commands of a vehicle',
@@ -26,13 +39,6 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
     }, (c, { params }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId), 'CHARGING_STOP'))
-    .add({
-      method: 'delete', path: '/users/{userId}/vehicles/{vehicleId}', operationId: 'deleteUserVehicle', tag: 'Vehicles',
-      summary: 'Delete a vehicle of a user for good',
-      params: idParams('userId', 'vehicleId'),
-      success: { status: 200, description: 'Deleted', schema: DeletionResult },
-      errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params }) => deleteDevice(deps, 'vehicle', params.vehicleId, params.userId))
     .add({
       method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/image.png', operationId: 'getUserVehicleImage', tag: 'Vehicles',
       summary: 'The picture of a vehicle, as PNG',
