@@ -1,7 +1,8 @@
 // The behaviour that several resources share: list pages, ownership-aware lookup, deletion,
 // refresh, and command submission. Resource files stay a list of operations.
 import type { ApiDeps } from './deps.ts';
-import { disconnected, notFound } from './errors.ts';
+import { badRequest, disconnected, notFound } from './errors.ts';
+import { refusal } from '../runtime/commands/command-check.ts';
 import * as present from '../runtime/present.ts';
 import { json, jsonText } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
@@ -82,6 +83,18 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string,
   }
 }
 
+/**
+ * Refuses, with a 400 and nothing stored, a command the device's driver does not offer or a value
+ * outside what it takes (the same check as Home Assistant's commands); then submits it. A hub
+ * without drivers knows no offers and refuses nothing: its commands fail with their reason.
+ */
+export function submitOfferedCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
+  const offers = deps.runtime.offers?.(device);
+  const refused = offers && refusal(offers, type, payload);
+  if (refused) throw badRequest([{ field: refused.field ?? 'command', message: refused.message }]);
+  return submitCommand(deps, device, type, payload);
+}
+
 /** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
 export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
   const record = createCommand({
@@ -91,7 +104,7 @@ export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: Command
   return json(present.command(record));
 }
 
-export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string, state: CommandState | 'ALL'): Response {
+export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string | undefined, state: CommandState | 'ALL'): Response {
   findOr404(deps, kind, id, ownerId);
   return json(deps.store.commands.ofDeviceId(id, state).map(present.command));
 }

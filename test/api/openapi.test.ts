@@ -159,8 +159,68 @@ function sharedProbes(kind: string, segment: string, idName: string, ops: readon
   return probes;
 }
 
+/** A runtime whose drivers offer an HVAC unit's zone controller: setpoints 5 to 30 °C, and the modes it has words for. */
+const zoneController: Runtime = {
+  ...storedStateRuntime,
+  offers: (device) => new Map(device.kind !== 'hvac' ? [] : [
+    ['SET_TEMPERATURE', { value: { from: 'payload', field: 'temperature', min: 5, max: 30 }, stateField: 'targetTemperature' }],
+    ['SET_MODE', { value: { from: 'payload-enum', field: 'mode', map: { AUTO: 'auto', HEAT: 'day', REDUCED: 'night', OFF: 'off' } }, stateField: 'opMode' }],
+  ] as const),
+};
+
+/** The temperature or mode command of an HVAC unit, at either level: accepted, refused (bad body, not offered, out of range), not found. */
+function setpointProbe(key: OperationKey, user: boolean): Probe {
+  const isMode = key.endsWith('/mode');
+  const good = isMode ? { mode: 'HEAT' } : { temperature: 21.5 };
+  return async (start) => {
+    const api = start();
+    const params: Record<string, string> = user ? { userId: DEMO_USER, hvacId: DEMO('hvac') } : { hvacId: DEMO('hvac') };
+    const created = await api.expect(200, key, { params, json: good });
+    assert.deepEqual([created.body.state, created.body.type], ['PENDING', isMode ? 'SET_MODE' : 'SET_TEMPERATURE']);
+    assert.deepEqual(validationFields(await api.expect(400, key, { params, json: isMode ? { mode: 'WARM' } : { temperature: 'warm' } })), [isMode ? 'mode' : 'temperature']);
+    await api.expect(400, key, { params, body: '{"mode":', headers: JSON_HEADERS });
+    await api.expect(415, key, { params, body: JSON.stringify(good), headers: { 'content-type': 'text/plain' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, hvacId: NO_SUCH }, json: good })).body.errorCode, 'HVAC_NOT_FOUND');
+    if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER }, json: good });
+    // What the unit's driver cannot take is refused before anything is stored.
+    const driven = start({ runtime: zoneController });
+    const refused = await driven.expect(400, key, { params, json: isMode ? { mode: 'COOL' } : { temperature: 35 } });
+    assert.deepEqual(validationFields(refused), [isMode ? 'mode' : 'temperature']);
+    assert.match(refused.body.validationErrors[0].message, isMode ? /no equivalent of mode COOL; it accepts AUTO, HEAT, REDUCED, OFF/ : /outside what the device accepts \(5 to 30\)/);
+    assert.equal(driven.hub.store.commands.ofDeviceId(DEMO('hvac'), 'ALL').length, 0, 'nothing stored');
+    await driven.expect(200, key, { params, json: good });
+  };
+}
+
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  ...sharedProbes('hvac', 'hvacs', 'hvacId', ['userDetail', 'refresh', 'userRefresh', 'userDelete']),
+  'post /hvacs/{hvacId}/commands/temperature': setpointProbe('post /hvacs/{hvacId}/commands/temperature', false),
+  'post /hvacs/{hvacId}/commands/mode': setpointProbe('post /hvacs/{hvacId}/commands/mode', false),
+  'post /users/{userId}/hvacs/{hvacId}/commands/temperature': setpointProbe('post /users/{userId}/hvacs/{hvacId}/commands/temperature', true),
+  'post /users/{userId}/hvacs/{hvacId}/commands/mode': setpointProbe('post /users/{userId}/hvacs/{hvacId}/commands/mode', true),
+  'get /users/{userId}/hvacs/{hvacId}/schedules': async (start) => {
+    const api = start();
+    const key = 'get /users/{userId}/hvacs/{hvacId}/schedules';
+    const params = { userId: DEMO_USER, hvacId: DEMO('hvac') };
+    assert.equal((await api.expect(404, key, { params })).body.errorCode, 'HVAC_SCHEDULES_NOT_AVAILABLE');
+    // Pending is not known to be the unit's: only a schedule it read back is shown.
+    const created = await api.expect(200, 'post /hvacs/{hvacId}/commands/schedule', { params, json: SCHEDULE });
+    await api.expect(404, key, { params });
+    api.hub.store.commands.complete(created.body.id, 'EXECUTED', null, api.hub.clock.now());
+    assert.deepEqual((await api.expect(200, key, { params })).body, { timeZone: 'UTC', schedules: SCHEDULE.schedules });
+    await api.expect(400, key, { params: { ...params, hvacId: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'HVAC_NOT_FOUND');
+  },
+  'get /hvacs/{hvacId}/commands': async (start) => {
+    const api = start();
+    const params = { hvacId: DEMO('hvac') };
+    await api.expect(200, 'post /hvacs/{hvacId}/commands/mode', { params, json: { mode: 'OFF' } });
+    const listed = await api.expect(200, 'get /hvacs/{hvacId}/commands', { params });
+    assert.deepEqual(listed.body.map((c: Json) => c.type), ['SET_MODE']);
+    await api.expect(400, 'get /hvacs/{hvacId}/commands', { params, query: '?state=DONE' });
+    await api.expect(404, 'get /hvacs/{hvacId}/commands', { params: { hvacId: NO_SUCH } });
+  },
   ...sharedProbes('vehicle', 'vehicles', 'vehicleId', ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']),
   'get /vehicles': async (start) => {
     const api = start();
