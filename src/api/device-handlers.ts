@@ -88,10 +88,12 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string,
  * outside what it takes (the same check as Home Assistant's commands); then submits it. A hub
  * without drivers knows no offers and refuses nothing: its commands fail with their reason.
  */
-export function submitOfferedCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
+export function submitOfferedCommand(
+  deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown, bodyField: Record<string, string> = {},
+): Response {
   const offers = deps.runtime.offers?.(device);
   const refused = offers && refusal(offers, type, payload);
-  if (refused) throw badRequest([{ field: refused.field ?? 'command', message: refused.message }]);
+  if (refused) throw badRequest([{ field: (refused.field && (bodyField[refused.field] ?? refused.field)) ?? 'command', message: refused.message }]);
   return submitCommand(deps, device, type, payload);
 }
 

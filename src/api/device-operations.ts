@@ -79,7 +79,7 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           description: 'The device stops being polled, its pending commands fail, and a device declared in the configuration does not come back.',
           params: user ? owned : one, success: { status: 200, description: 'Deleted', schema: DeletionResult },
           errors: ['BAD_REQUEST', notFound],
-        }, (c, { params }) => deleteDevice(deps, r.kind, id(params), user ? (params as { userId: string }).userId : undefined));
+        }, (c, { params }) => deleteDevice(deps, r.kind, id(params), user ? (params as Record<string, string>)['userId'] : undefined));
         break;
       }
       case 'userList':

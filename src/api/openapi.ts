@@ -100,6 +100,7 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
       responses,
     };
     if (op.description) operation['description'] = op.description;
+    if (op.hubAddition) operation['x-hub-addition'] = true;
     if (op.body) operation['requestBody'] = { required: true, content: { 'application/json': { schema: collector.convert(op.body, 'input') } } };
     (paths[op.path] ??= {})[op.method] = operation;
   }

@@ -236,7 +236,7 @@ export const Command = named('Command', z.object({
   id: Uuid,
   createdAt: Timestamp,
   state: oneOf(COMMAND_STATES),
-  type: oneOf([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES]),
+  type: oneOf([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES, 'SET_CHARGING_PHASES']),
   userId: z.string(),
   deviceId: Uuid,
   lastUpdated: Timestamp.optional(),

@@ -97,6 +97,9 @@ test('parameters and request bodies in the document are the ones the hub enforce
   assert.deepEqual([schedule['required'], schedule['properties']['schedules'].minItems], [['schedules'], 1]);
 });
 
+/** The document the probes run against (for what they check in it beside the responses). */
+let conformanceDoc: Json | undefined;
+
 /** Exercises one operation; `start` builds a hub seeded with the household, closed after the test. */
 type Probe = (start: (options?: TestHubOptions) => ConformingHub) => Promise<void>;
 
@@ -192,8 +195,46 @@ function setpointProbe(key: OperationKey, user: boolean): Probe {
   };
 }
 
+/** A charger command at either level: accepted PENDING, bad body or id, not found (also another user's charger). */
+function chargerCommandProbe(key: OperationKey, type: string, body?: Json, bad?: Json): Probe {
+  return async (start) => {
+    const api = start();
+    const user = key.includes('/users/');
+    const params: Record<string, string> = user ? { userId: DEMO_USER, chargerId: DEMO('charger') } : { chargerId: DEMO('charger') };
+    const withBody = body ? { json: body } : {};
+    const created = await api.expect(200, key, { params, ...withBody });
+    assert.deepEqual([created.body.state, created.body.type, created.body.deviceId], ['PENDING', type, DEMO('charger')]);
+    await api.expect(400, key, { params: { ...params, chargerId: 'not-a-uuid' }, ...withBody });
+    assert.equal((await api.expect(404, key, { params: { ...params, chargerId: NO_SUCH }, ...withBody })).body.errorCode, 'CHARGER_NOT_FOUND');
+    if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER }, ...withBody });
+    if (body && bad) {
+      assert.deepEqual(validationFields(await api.expect(400, key, { params, json: bad })), Object.keys(bad));
+      await api.expect(415, key, { params, body: JSON.stringify(body), headers: { 'content-type': 'text/plain' } });
+    }
+  };
+}
+
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  ...sharedProbes('charger', 'chargers', 'chargerId', ['userList', 'userDetail', 'userRefresh', 'userDelete']),
+  'post /chargers/{chargerId}/commands/charging-phases': chargerCommandProbe('post /chargers/{chargerId}/commands/charging-phases', 'SET_CHARGING_PHASES', { phases: 1 }, { phases: 4 }),
+  'post /users/{userId}/chargers/{chargerId}/commands/charging-phases':
+    chargerCommandProbe('post /users/{userId}/chargers/{chargerId}/commands/charging-phases', 'SET_CHARGING_PHASES', { phases: 3 }, { phases: 1.5 }),
+  'post /users/{userId}/chargers/{chargerId}/commands/charging-current':
+    chargerCommandProbe('post /users/{userId}/chargers/{chargerId}/commands/charging-current', 'SET_CHARGING_CURRENT', { amps: 12 }, { amps: 'max' }),
+  'post /users/{userId}/chargers/{chargerId}/commands/charging-start': chargerCommandProbe('post /users/{userId}/chargers/{chargerId}/commands/charging-start', 'CHARGING_START'),
+  'post /users/{userId}/chargers/{chargerId}/commands/charging-stop': chargerCommandProbe('post /users/{userId}/chargers/{chargerId}/commands/charging-stop', 'CHARGING_STOP'),
+  'get /users/{userId}/chargers/{chargerId}/commands': async (start) => {
+    const api = start();
+    const key = 'get /users/{userId}/chargers/{chargerId}/commands';
+    assert.equal(operationOf(conformanceDoc!, key)['x-hub-addition'], true, 'marked as a hub addition');
+    const params = { userId: DEMO_USER, chargerId: DEMO('charger') };
+    await api.expect(200, 'post /users/{userId}/chargers/{chargerId}/commands/charging-stop', { params });
+    assert.deepEqual((await api.expect(200, key, { params })).body.map((c: Json) => c.type), ['CHARGING_STOP']);
+    await api.expect(200, key, { params, query: '?state=FAILED' });
+    await api.expect(400, key, { params, query: '?state=DONE' });
+    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'CHARGER_NOT_FOUND');
+  },
   ...sharedProbes('hvac', 'hvacs', 'hvacId', ['userDetail', 'refresh', 'userRefresh', 'userDelete']),
   'post /hvacs/{hvacId}/commands/temperature': setpointProbe('post /hvacs/{hvacId}/commands/temperature', false),
   'post /hvacs/{hvacId}/commands/mode': setpointProbe('post /hvacs/{hvacId}/commands/mode', false),
@@ -397,6 +438,7 @@ test('every operation answers as its document says', async (t) => {
   const documented = createTestHub();
   t.after(documented.close);
   const conformance = new Conformance(await fetchDocument(documented));
+  conformanceDoc = conformance.doc;
   for (const [key, probe] of Object.entries(PROBES)) await t.test(key, (t) => probe((options) => conformance.hub(t, options)));
 
   // Statuses every operation shares, driven by the document itself. Sample values reach the route.
