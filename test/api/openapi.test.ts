@@ -216,6 +216,10 @@ function chargerCommandProbe(key: OperationKey, type: string, body?: Json, bad?:
 
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  ...sharedProbes('battery', 'batteries', 'batteryId', ['refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']),
+  ...sharedProbes('pvInverter', 'pv-inverters', 'pvInverterId', ['detail', 'userDetail', 'userRefresh', 'userDelete']),
+  ...sharedProbes('meter', 'meters', 'meterId', ['userDetail', 'userRefresh', 'userDelete']),
+  ...sharedProbes('tariff', 'tariffs', 'tariffId', ['userList', 'userDelete']),
   ...sharedProbes('charger', 'chargers', 'chargerId', ['userList', 'userDetail', 'userRefresh', 'userDelete']),
   'post /chargers/{chargerId}/commands/charging-phases': chargerCommandProbe('post /chargers/{chargerId}/commands/charging-phases', 'SET_CHARGING_PHASES', { phases: 1 }, { phases: 4 }),
   'post /users/{userId}/chargers/{chargerId}/commands/charging-phases':
