@@ -11,6 +11,7 @@ import type { DeviceFilter } from '../store/devices.ts';
 import { DeviceUnreachableError } from '../runtime/live.ts';
 import { createCommand } from '../runtime/commands/create-command.ts';
 import type { CommandState } from '../domain/vocabulary.ts';
+import type { CommandRecord } from '../store/commands.ts';
 
 export interface ListQuery {
   sortField: SortField;
@@ -99,11 +100,27 @@ export function submitOfferedCommand(
 
 /** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
 export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
-  const record = createCommand({
-    store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs,
-    commandCreated: (command) => deps.runtime.commandCreated(command),
-  }, device, type, payload);
-  return json(present.command(record));
+  return json(present.command(storeCommand(deps, device, type, payload, (command) => deps.runtime.commandCreated(command))));
+}
+
+function storeCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, created: (command: CommandRecord) => void): CommandRecord {
+  return createCommand({ store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs, commandCreated: created }, device, type, payload);
+}
+
+/**
+ * A command only some devices can carry out (a vehicle's charging schedule): submitted when the
+ * device's driver offers it; otherwise stored and FAILED at once with the reason, so that the
+ * client sees at once that nothing will happen, and never left PENDING.
+ */
+export function submitOrFailCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, noPath: string): Response {
+  const offers = deps.runtime.offers?.(device);
+  if (offers?.has(type)) return submitCommand(deps, device, type, payload);
+  const reason = offers ? `${noPath} (${refusal(offers, type, payload)?.message ?? 'not offered'}).` : `${noPath}.`;
+  const record = storeCommand(deps, device, type, payload, () => {});
+  if (deps.runtime.commandFailed) deps.runtime.commandFailed(record, reason);
+  else deps.store.commands.complete(record.id, 'FAILED', reason, deps.clock.now());
+  deps.log.info({ command: record.id, device: device.id, type, reason }, 'command failed at once: no local path');
+  return json(present.command(deps.store.commands.get(record.id) ?? record));
 }
 
 export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string | undefined, state: CommandState | 'ALL'): Response {

@@ -45,6 +45,10 @@ export class HubRuntime implements Runtime {
     return this.parts.worker.offers(device);
   }
 
+  commandFailed(command: CommandRecord, reason: string): void {
+    this.parts.worker.failAtOnce(command, reason);
+  }
+
   commandCreated(command: CommandRecord): void {
     this.parts.worker.enqueue(command);
   }

@@ -17,6 +17,8 @@ export interface Runtime {
   /** Reads the device now, stores what it read and returns the stored device; throws DeviceUnreachableError. */
   refresh(device: DeviceRecord): Promise<DeviceRecord>;
   commandCreated(command: CommandRecord): void;
+  /** A stored command that nothing can carry out: FAILED at once with the reason (and told, as every outcome is). */
+  commandFailed?(command: CommandRecord, reason: string): void;
   deviceDeleted(device: DeviceRecord): void;
   /** A device added in this process (pairing): driven and announced at once. */
   deviceAdded?(device: DeviceRecord): void;

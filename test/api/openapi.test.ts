@@ -214,8 +214,51 @@ function chargerCommandProbe(key: OperationKey, type: string, body?: Json, bad?:
   };
 }
 
+const CHARGING_SCHEDULE = { schedules: [{ type: 'CHARGE', stateOfChargeTarget: 80, chargeRateMax: 11, days: ['MONDAY', 'FRIDAY'], start: '01:00', end: '06:00' }] };
+
+/** A vehicle command at either level; `body` for the charging schedule. */
+function vehicleCommandProbe(key: OperationKey, type: string): Probe {
+  return async (start) => {
+    const api = start();
+    const user = key.includes('/users/');
+    const isSchedule = type === 'SET_CHARGING_SCHEDULE';
+    const params: Record<string, string> = user ? { userId: DEMO_USER, vehicleId: DEMO('vehicle') } : { vehicleId: DEMO('vehicle') };
+    const withBody = isSchedule ? { json: CHARGING_SCHEDULE } : {};
+    const created = await api.expect(200, key, { params, ...withBody });
+    assert.equal(created.body.type, type);
+    if (isSchedule) {
+      // No driver of this hub sets a car's charging schedule: FAILED at once, with the reason.
+      assert.equal(created.body.state, 'FAILED');
+      assert.match(created.body.failedReason, /no local path of this hub sets a vehicle's charging schedule/);
+      assert.equal(api.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'PENDING').length, 0, 'never left PENDING');
+      const bad = await api.expect(400, key, { params, json: { schedules: [{ type: 'CHARGE', days: ['MONTAG'], start: '25:00' }] } });
+      assert.deepEqual(validationFields(bad), ['schedules[0].days[0]', 'schedules[0].start']);
+      await api.expect(400, key, { params, body: '{"schedules":', headers: JSON_HEADERS });
+      await api.expect(415, key, { params, body: JSON.stringify(CHARGING_SCHEDULE), headers: { 'content-type': 'text/plain' } });
+    } else {
+      assert.equal(created.body.state, 'PENDING');
+    }
+    await api.expect(400, key, { params: { ...params, vehicleId: 'not-a-uuid' }, ...withBody });
+    assert.equal((await api.expect(404, key, { params: { ...params, vehicleId: NO_SUCH }, ...withBody })).body.errorCode, 'VEHICLE_NOT_FOUND');
+    if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER }, ...withBody });
+    if (type === 'CHARGING_START') {
+      // Neither a bridge nor a charger can start this car: refused, nothing stored.
+      const alone = start({ runtime: { ...storedStateRuntime, offers: () => new Map() } });
+      const refused = await alone.expect(400, key, { params });
+      assert.match(refused.body.validationErrors[0].message, /CHARGING_START is not offered for this device/);
+      assert.equal(alone.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'ALL').length, 0);
+    }
+  };
+}
+
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  'post /vehicles/{vehicleId}/commands/charging-start': vehicleCommandProbe('post /vehicles/{vehicleId}/commands/charging-start', 'CHARGING_START'),
+  'post /users/{userId}/vehicles/{vehicleId}/commands/charging-start': vehicleCommandProbe('post /users/{userId}/vehicles/{vehicleId}/commands/charging-start', 'CHARGING_START'),
+  'post /users/{userId}/vehicles/{vehicleId}/commands/charging-stop': vehicleCommandProbe('post /users/{userId}/vehicles/{vehicleId}/commands/charging-stop', 'CHARGING_STOP'),
+  'post /vehicles/{vehicleId}/commands/charging-schedule': vehicleCommandProbe('post /vehicles/{vehicleId}/commands/charging-schedule', 'SET_CHARGING_SCHEDULE'),
+  'post /users/{userId}/vehicles/{vehicleId}/commands/charging-schedule':
+    vehicleCommandProbe('post /users/{userId}/vehicles/{vehicleId}/commands/charging-schedule', 'SET_CHARGING_SCHEDULE'),
   ...sharedProbes('battery', 'batteries', 'batteryId', ['refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']),
   ...sharedProbes('pvInverter', 'pv-inverters', 'pvInverterId', ['detail', 'userDetail', 'userRefresh', 'userDelete']),
   ...sharedProbes('meter', 'meters', 'meterId', ['userDetail', 'userRefresh', 'userDelete']),

@@ -18,7 +18,7 @@ export function refusal(offers: ReadonlyMap<CommandType, CommandShape>, type: Co
   const shape = offers.get(type);
   if (!shape) {
     const offered = [...offers.keys()];
-    return { message: `${type} is not offered for this device: ${offered.length > 0 ? `its driver offers ${offered.join(', ')}` : 'no driver of the hub can command it'}` };
+    return { message: `${type} is not offered for this device: ${offered.length > 0 ? `what it offers is ${offered.join(', ')}` : 'no driver of the hub can command it'}` };
   }
   if (!shape.value) return undefined;
   try {

@@ -127,6 +127,18 @@ test('teslamate: SET_CHARGING_SCHEDULE fails at once with a reason: TeslaMate ta
   assert.equal(done.state, 'FAILED');
   assert.match(done.failedReason ?? '', /SET_CHARGING_SCHEDULE is not supported.*teslamate.*accepts no commands/);
   assert.equal(charger.received.length, 0, 'nothing reaches the charger');
+
+  // Through the API: answered FAILED at once with the reason, and told on the command events.
+  const told = hub.event((e) => e.type === 'command' && e.command.type === 'SET_CHARGING_SCHEDULE' && e.command.state === 'FAILED' && e.command.id !== done.id);
+  const res = await hub.api(`/vehicles/${VEHICLE}/commands/charging-schedule`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ schedules: [{ type: 'CHARGE', stateOfChargeTarget: 80, days: ['MONDAY'], start: '01:00', end: '06:00' }] }),
+  });
+  assert.equal(res.status, 200);
+  const answered = (await res.json()) as { id: string; state: string; failedReason: string };
+  assert.equal(answered.state, 'FAILED');
+  assert.match(answered.failedReason, /no local path of this hub sets a vehicle's charging schedule \(SET_CHARGING_SCHEDULE is not offered for this device: what it offers is CHARGING_STOP, CHARGING_START, SET_CHARGING_CURRENT\)/);
+  await told;
 });
 
 test('teslamate: healthy is not retained, so a hub that starts after TeslaMate shows the parked car online from its retained values', async (t) => {
