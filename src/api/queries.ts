@@ -90,6 +90,12 @@ export const UserListQuery = z.object({
   ...paging,
 });
 
+/** Hourly consumption: pages of up to 2000 hours, 100 by default (the origin's figures). */
+export const ConsumptionQuery = z.object({
+  page: intParam(0, INT32_MAX, 0),
+  size: intParam(1, 2000, 100),
+});
+
 export const CommandListQuery = z.object({
   state: oneOf([...COMMAND_STATES, 'ALL']).default('PENDING'),
 });

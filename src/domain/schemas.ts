@@ -244,6 +244,21 @@ export const Command = named('Command', z.object({
 }));
 export const CommandList = z.array(Command);
 
+export const Price = named('Price', z.object({
+  startDate: Timestamp.describe('From when the price is in force'),
+  totalPrice: z.number().describe('Currency per kWh, all included'),
+  energyPrice: z.number().optional().describe('Currency per kWh: the energy alone (absent when the source does not say)'),
+  taxAndLevies: z.number().optional().describe('Currency per kWh (absent when the source does not say)'),
+}));
+export const PriceList = z.array(Price);
+export const Consumption = named('Consumption', z.object({
+  startDate: Timestamp,
+  endDate: Timestamp,
+  consumption: z.number().min(0).describe('kWh drawn from the grid in the hour'),
+  cost: z.number().optional().describe('In the tariff\'s currency; absent when the price was not known for the whole hour'),
+}));
+export const ConsumptionPage = pageOf('ConsumptionPage', Consumption);
+
 export const DeletionResult = named('DeletionResult', z.object({ success: z.boolean() }));
 export const ConnectUrl = named('ConnectUrl', z.object({ url: z.url() }));
 

@@ -251,8 +251,33 @@ function vehicleCommandProbe(key: OperationKey, type: string): Probe {
   };
 }
 
+/** A tariff's prices or consumption at either level, over a ledger filled for the demo household. */
+function tariffLedgerProbe(key: OperationKey): Probe {
+  return async (start) => {
+    const api = start();
+    const user = key.includes('/users/');
+    const params: Record<string, string> = user ? { userId: DEMO_USER, tariffId: DEMO('tariff') } : { tariffId: DEMO('tariff') };
+    const now = api.hub.clock.now();
+    const hour = Math.floor(now / 3_600_000) * 3_600_000;
+    api.hub.store.tariffLedger.recordPrice(DEMO('tariff'), hour - 3_600_000, 0.3, now - 48 * 3_600_000);
+    api.hub.store.tariffLedger.recordHour(DEMO('meter'), hour - 3_600_000, 100, 0);
+    api.hub.store.tariffLedger.recordHour(DEMO('meter'), hour, 101.5, 0);
+    const { body } = await api.expect(200, key, { params });
+    if (key.endsWith('/prices')) assert.deepEqual(body, [{ startDate: new Date(hour - 3_600_000).toISOString().replace('.000Z', 'Z'), totalPrice: 0.3 }]);
+    else {
+      assert.deepEqual(body.content.map((h: Json) => [h.consumption, h.cost]), [[1.5, 0.45]]);
+      assert.deepEqual(validationFields(await api.expect(400, key, { params, query: '?size=2001&page=-1' })), ['page', 'size']);
+    }
+    await api.expect(400, key, { params: { ...params, tariffId: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, tariffId: NO_SUCH } })).body.errorCode, 'TARIFF_NOT_FOUND');
+    if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER } });
+  };
+}
+
 /** Per operation: the happy path and every documented error status that a request can provoke. */
 const PROBES: Record<OperationKey, Probe> = {
+  ...Object.fromEntries((['get /tariffs/{tariffId}/prices', 'get /users/{userId}/tariffs/{tariffId}/prices', 'get /tariffs/{tariffId}/consumption',
+    'get /users/{userId}/tariffs/{tariffId}/consumption'] as const).map((key) => [key, tariffLedgerProbe(key)])),
   'post /vehicles/{vehicleId}/commands/charging-start': vehicleCommandProbe('post /vehicles/{vehicleId}/commands/charging-start', 'CHARGING_START'),
   'post /users/{userId}/vehicles/{vehicleId}/commands/charging-start': vehicleCommandProbe('post /users/{userId}/vehicles/{vehicleId}/commands/charging-start', 'CHARGING_START'),
   'post /users/{userId}/vehicles/{vehicleId}/commands/charging-stop': vehicleCommandProbe('post /users/{userId}/vehicles/{vehicleId}/commands/charging-stop', 'CHARGING_STOP'),
