@@ -224,7 +224,8 @@ export class Daemon {
       });
       this.mqtt.registerVendors(this.vendors);
       if (eventSettings.enabled) {
-        this.publisher = new EventPublisher(this.events, this.mqtt, eventSettings.topicPrefix.replace(/\/+$/, ''));
+        // The worker is built below; a detail asks it only when an event is published.
+        this.publisher = new EventPublisher(this.events, this.mqtt, eventSettings.topicPrefix.replace(/\/+$/, ''), (device) => this.worker?.offers(device) ?? new Map());
         this.publisher.start();
       }
     }

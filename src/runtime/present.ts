@@ -177,6 +177,11 @@ const DETAIL: Record<DeviceRecord['kind'], (device: DeviceRecord, offersOf?: Off
 };
 const detailTexts = new WeakMap<DeviceRecord, string>();
 
+/** A device's detail object, as GET of its detail answers it (the events carry the same). */
+export function detail(device: DeviceRecord, offersOf?: OffersOf): Json {
+  return DETAIL[device.kind](device, offersOf);
+}
+
 /**
  * A device's detail body as JSON text, remembered per record: the store hands out the same frozen
  * record until the device changes (DeviceRepository.get), and a changed device is a new record, so

@@ -40,6 +40,7 @@ export class TariffLedger {
     if (typeof price !== 'number' || !Number.isFinite(price)) return;
     if (this.store.tariffLedger.latestPrice(tariff.id)?.totalPrice === price) return;
     this.store.tariffLedger.recordPrice(tariff.id, Math.floor(atMs / QUARTER_MS) * QUARTER_MS, price, atMs - PRICE_WINDOW_MS);
+    this.events.emit({ type: 'price.update', device: tariff, prices: tariffPrices(this.store, tariff.id, atMs), atMs });
   }
 
   /** The import counter's first reading in an hour stands for the hour's start. */
