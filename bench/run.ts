@@ -7,7 +7,8 @@
 //      MALLOC_ARENA_MAX); start-up, spawn to first successful API answer (target < 1 s), idle RSS
 //   3. a bare Hono baseline server answering bodies of the same sizes
 //   4. (a) detail read and (b) default list page at saturation, hub vs baseline in alternating
-//      rounds (median), as a ratio (targets >= 60% and >= 40%); (c) text-filtered list at a fixed
+//      rounds (median), as a ratio (targets >= 60% and >= 40%); (a2) the detail read of every other
+//      kind against the battery's, alternating rounds (target >= 90%); (c) text-filtered list at a fixed
 //      200 req/s (p99 < 20 ms); (d) command submission at a fixed 100 req/s (p99 < 25 ms); and the
 //      hub's peak RSS during all of it (< 100 MB). Next to (c) and (d), their floors on this
 //      machine: the baseline at the same fixed rate, and a bare durable SQLite insert (bench/disk.ts)
@@ -183,6 +184,27 @@ async function main(): Promise<number> {
     };
     await saturation('detail', 'detail read GET /batteries/{id}', 0.6);
     await saturation('list', 'default list page GET /batteries', 0.4);
+
+    // The detail reads of the other kinds against the battery's, in alternating rounds (issue 23:
+    // each within 10% of the battery detail's throughput, same run).
+    const kindRounds: Record<string, { battery: number; kind: number; ratio: number }[]> = {};
+    for (const [name, paths] of Object.entries(seed.detailPaths)) {
+      const rounds: { battery: number; kind: number; ratio: number }[] = [];
+      for (let r = 0; r < ROUNDS; r++) {
+        log(`${name} vs battery detail: round ${r + 1}/${ROUNDS}`);
+        const run = (list: string[]) => maxThroughput({ base: hub.url, paths: list.map((path) => `${API}${path}`), headers: auth, connections: CONNECTIONS, seconds: SECONDS });
+        const first = r % 2 === 0 ? await run(paths) : await run(seed.batteryIds.map((id) => `/batteries/${id}`));
+        const second = r % 2 === 0 ? await run(seed.batteryIds.map((id) => `/batteries/${id}`)) : await run(paths);
+        const [kind, battery] = r % 2 === 0 ? [first, second] : [second, first];
+        if (kind.non2xx > 0 || kind.errors > 0) notes.push(`${name}: a run had ${kind.non2xx} non-2xx answers and ${kind.errors} errors`);
+        rounds.push({ battery: battery.rps, kind: kind.rps, ratio: kind.rps / battery.rps });
+      }
+      kindRounds[name] = rounds;
+      const ratio = median(rounds.map((r) => r.ratio));
+      report(`(a2) ${name}: throughput / GET /batteries/{id}`, `${Math.round(ratio * 100)}%`, '', { text: '>= 90%', pass: ratio >= 0.9 });
+      report('  req/s, kind / battery (median of rounds)', `${Math.round(median(rounds.map((r) => r.kind)))} / ${Math.round(median(rounds.map((r) => r.battery)))}`, 'req/s');
+    }
+    details['detailKinds'] = kindRounds;
 
     log(`filtered list at ${FILTER_RATE} req/s for ${FIXED_RATE_SECONDS} s`);
     const filterPaths = seed.filters.map((f) => `${API}/batteries?${f.query}`);

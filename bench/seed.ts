@@ -110,6 +110,8 @@ export interface SeedResult {
   batteryIds: string[];
   /** Vehicle ids for the command submissions. */
   vehicleIds: string[];
+  /** Detail paths (under /v1.0.0) of the other kinds, each as the origin documents its detail read, spread over the fleet. */
+  detailPaths: Record<string, string[]>;
   /** Each text filter with the number of batteries it matches (what totalElements must say). */
   filters: { query: string; expectedTotal: number }[];
 }
@@ -140,6 +142,18 @@ export function writeSeed(file: string, seed = 20261107): SeedResult {
   const batteryIds: string[] = [];
   const vehicleIds: string[] = [];
   const batteries: { name: string | undefined; model: string }[] = [];
+  const detailPaths: Record<string, string[]> = {
+    'GET /vehicles/{id}': [], 'GET /users/{u}/hvacs/{id}': [], 'GET /users/{u}/meters/{id}': [],
+    'GET /pv-inverters/{id}': [], 'GET /users/{u}/chargers/{id}': [], 'GET /users/{u}/tariffs/{id}': [],
+  };
+  const DETAIL_OF: Partial<Record<Kind, (id: string, userId: string) => [string, string]>> = {
+    vehicle: (id) => ['GET /vehicles/{id}', `/vehicles/${id}`],
+    hvac: (id, u) => ['GET /users/{u}/hvacs/{id}', `/users/${u}/hvacs/${id}`],
+    meter: (id, u) => ['GET /users/{u}/meters/{id}', `/users/${u}/meters/${id}`],
+    pvInverter: (id) => ['GET /pv-inverters/{id}', `/pv-inverters/${id}`],
+    charger: (id, u) => ['GET /users/{u}/chargers/{id}', `/users/${u}/chargers/${id}`],
+    tariff: (id, u) => ['GET /users/{u}/tariffs/{id}', `/users/${u}/tariffs/${id}`],
+  };
 
   for (const kind of Object.keys(KIND_COUNTS) as Kind[]) {
     for (let i = 0; i < KIND_COUNTS[kind]; i++) {
@@ -197,6 +211,8 @@ export function writeSeed(file: string, seed = 20261107): SeedResult {
         }
       }
       records.push(record);
+      const detail = DETAIL_OF[kind]?.(id, owner.userId);
+      if (detail) detailPaths[detail[0]]!.push(detail[1]);
     }
   }
   writeFileSync(file, JSON.stringify(records));
@@ -213,6 +229,7 @@ export function writeSeed(file: string, seed = 20261107): SeedResult {
     households: new Set(records.map((r) => r['userId'])).size,
     batteryIds: every(batteryIds, 100),
     vehicleIds: every(vehicleIds, 100),
+    detailPaths: Object.fromEntries(Object.entries(detailPaths).map(([name, paths]) => [name, every(paths, 100)])),
     filters,
   };
 }

@@ -4,6 +4,16 @@
 import { z } from 'zod';
 import { DEVICE_KINDS, HVAC_TYPES } from './domain/vocabulary.ts';
 import { isLoopbackHost } from './domain/device-address.ts';
+import { HvacStaticData, VehicleStaticData } from './domain/schemas.ts';
+
+/** Static fields an installer may declare for a device, with the API's own validation. */
+const DECLARED_STATIC = {
+  vin: VehicleStaticData.shape.vin,
+  engineType: VehicleStaticData.shape.engineType,
+  batteryCapacity: VehicleStaticData.shape.batteryCapacity,
+  vehicleVariant: VehicleStaticData.shape.vehicleVariant,
+  room: HvacStaticData.shape.room,
+};
 
 const Port = z.int().min(0).max(65535);
 
@@ -115,6 +125,8 @@ export const ConfigSchema = z.strictObject({
     model: z.string().max(200).optional(),
     /** HVAC only. */
     type: z.enum(HVAC_TYPES).optional(),
+    /** Static data the device does not tell (vehicles: vin, engineType, batteryCapacity, vehicleVariant; HVACs: room). */
+    ...DECLARED_STATIC,
     locationId: z.uuid().optional(),
     /** The driver binding: `type` plus its settings; Modbus RTU devices name a `bus`. */
     driver: z.looseObject({ type: z.string().min(1), bus: z.string().optional() }),

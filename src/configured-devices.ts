@@ -8,7 +8,7 @@ import { CHARGER_BINDING, canonicalBinding, stampedStaticData, type DeviceRecord
 import { chargerBindingProblems } from './domain/bindings.ts';
 import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './domain/ocpp-binding.ts';
 import { verifyPasswordSync } from './domain/ocpp-password.ts';
-import { VENDORS_BY_KIND } from './domain/vocabulary.ts';
+import { VENDORS_BY_KIND, type DeviceKind } from './domain/vocabulary.ts';
 import type { Logger } from './log.ts';
 import type { Store } from './store/store.ts';
 import { endpointOf } from './transport/endpoint.ts';
@@ -42,6 +42,9 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
     if (!VENDORS_BY_KIND[device.kind].includes(device.vendor)) at('vendor', `must be one of ${VENDORS_BY_KIND[device.kind].join(', ')} for a ${device.kind}`);
     if (device.kind === 'hvac' && !device.type) at('type', 'an HVAC device needs its type (AC, HEATING_CIRCUIT, DHW, THERMOSTAT)');
     if (device.kind !== 'hvac' && device.type) at('type', 'only HVAC devices have a type');
+    for (const [key, kind] of Object.entries(DECLARED_STATIC_KIND)) {
+      if ((device as Record<string, unknown>)[key] !== undefined && device.kind !== kind) at(key, `only ${kind === 'hvac' ? 'HVAC devices' : 'vehicles'} have a ${key}`);
+    }
     let binding: DriverBinding;
     try {
       binding = resolveBinding(device, config);
@@ -126,7 +129,8 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
     }
     const existing = store.devices.get(id);
     // The stored stamp is dropped here and given back only while the static data stays the same.
-    const { lastUpdated: _stamp, ...staticData } = existing?.staticData ?? {};
+    const { lastUpdated: _stamp, ...kept } = existing?.staticData ?? {};
+    const staticData = { ...kept, ...declaredStatic(device as Record<string, unknown>) };
     const record: DeviceRecord = {
       id, kind: device.kind, userId: device.userId, vendor: device.vendor, name: device.name ?? existing?.name ?? null,
       model: device.model ?? existing?.model ?? null, isOnline: existing?.isOnline ?? false, lastUpdatedMs: existing?.lastUpdatedMs ?? null,
@@ -155,4 +159,16 @@ function ocppCredential(store: Store, deviceId: string, binding: DriverBinding):
   if (same) return { binding: rest as DriverBinding, passwordHash: stored.passwordHash, changed: false };
   const split = splitOcppBinding(binding);
   return { ...split, changed: true };
+}
+
+/** Static fields the file may declare, and the kind each belongs to. */
+const DECLARED_STATIC_KIND: Record<string, DeviceKind> = { vin: 'vehicle', engineType: 'vehicle', batteryCapacity: 'vehicle', vehicleVariant: 'vehicle', room: 'hvac' };
+
+/** The static fields the file declares for a device (vehicles: vin…; HVACs: room), as staticData. */
+function declaredStatic(device: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(DECLARED_STATIC_KIND)) {
+    if (device[key] !== undefined) out[key] = device[key];
+  }
+  return out;
 }

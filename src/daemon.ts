@@ -18,6 +18,7 @@ import { MetricsRegistry } from './runtime/observability/metrics.ts';
 import { Relay } from './runtime/relay.ts';
 import { HubEvents } from './runtime/events/hub-events.ts';
 import { DeviceWatcher } from './runtime/events/device-watcher.ts';
+import { TariffLedger } from './runtime/tariff-ledger.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { HubSchedules } from './runtime/commands/hub-schedules.ts';
@@ -103,6 +104,7 @@ export class Daemon {
   /** Everything that happens, in process: state changes, devices, commands. */
   readonly events = new HubEvents();
   private watcher: DeviceWatcher | undefined;
+  private tariffLedger: TariffLedger | undefined;
   private publisher: EventPublisher | undefined;
   /** Home Assistant's MQTT discovery (homeAssistant.enabled), or the cleaner that takes it back. */
   homeAssistant: HomeAssistantBridge | undefined;
@@ -244,7 +246,8 @@ export class Daemon {
     }
     const mqtt = this.mqtt;
     if (mqtt && config.mqtt?.events.enabled) {
-      this.publisher = new EventPublisher(this.events, mqtt, config.mqtt.events.topicPrefix.replace(/\/+$/, ''));
+      // The worker is built below; a detail asks it only when an event is published.
+      this.publisher = new EventPublisher(this.events, mqtt, config.mqtt.events.topicPrefix.replace(/\/+$/, ''), (device) => this.worker?.offers(device) ?? new Map());
       this.publisher.start();
     }
     const executors = this.families.map((family) => family.executor);
@@ -255,6 +258,7 @@ export class Daemon {
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
+    this.tariffLedger = new TariffLedger(store, this.events);
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });
@@ -279,6 +283,7 @@ export class Daemon {
     this.haCleaner?.start();
     this.broker?.start();
     this.watcher.start();
+    this.tariffLedger.start();
     this.worker.start();
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
@@ -341,6 +346,7 @@ export class Daemon {
     this.schedules = undefined;
     await this.worker?.stop();
     this.watcher?.stop();
+    this.tariffLedger?.stop();
     this.health?.stop();
     for (const family of this.families) if (!family.stopsBeforeServer) await family.runtime.stop();
     this.families = [];

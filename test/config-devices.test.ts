@@ -142,3 +142,55 @@ devices:
     return true;
   });
 });
+
+test('a declared vehicle carries its VIN, engine type, capacity and variant, an HVAC its room; on another kind they are refused', (t) => {
+  const config = loadConfig({ HUB_CONFIG: yamlFile(t, `
+devices:
+  - kind: vehicle
+    userId: household-1
+    vendor: BMW
+    model: i4 eDrive40
+    vin: WBA71AW010CH12345
+    engineType: BEV
+    batteryCapacity: 80.7
+    vehicleVariant: Gran Coupé
+    driver: { type: charger, chargerId: 4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01 }
+  - kind: hvac
+    userId: household-1
+    vendor: DAIKIN
+    type: AC
+    room: Bedroom
+    driver: { type: daikin-brp069, host: 192.168.1.60 }
+`) });
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  applyConfiguredDevices(store, config, 1000, silentLogger());
+  const [car, ac] = config.devices.map((d) => store.devices.get(configuredId(d, config))!);
+  assert.deepEqual({ ...car!.staticData, lastUpdated: undefined }, {
+    lastUpdated: undefined, vin: 'WBA71AW010CH12345', engineType: 'BEV', batteryCapacity: 80.7, vehicleVariant: 'Gran Coupé',
+  });
+  assert.equal(ac!.staticData['room'], 'Bedroom');
+
+  const wrong = yamlFile(t, `
+devices:
+  - kind: battery
+    userId: u
+    vendor: SMA
+    room: Cellar
+    vin: WBA71AW010CH12345
+    driver: { type: sma, host: 192.168.1.70 }
+  - kind: vehicle
+    userId: u
+    vendor: BMW
+    vin: NOTAVIN
+    driver: { type: charger, chargerId: 4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01 }
+`);
+  assert.throws(() => loadConfig({ HUB_CONFIG: wrong }), (err: ConfigError) => {
+    // Every problem at once: the field on the wrong kind, and a field that is malformed.
+    assert.deepEqual(err.problems.map((p) => `${p.field}: ${p.message}`).sort(), [
+      'devices[0].room: only HVAC devices have a room', 'devices[0].vin: only vehicles have a vin',
+      'devices[1].vin: must be a VIN of 17 characters (digits and capitals but I, O and Q)',
+    ]);
+    return true;
+  });
+});

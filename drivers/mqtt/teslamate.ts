@@ -64,6 +64,19 @@ export default defineMqttDriver({
     { topic: topic('charger_actual_current'), format: 'plain', fields: { chargeCurrent: { as: 'number', digits: 1 } } },
     // est_battery_range_km: estimated range in km.
     { topic: topic('est_battery_range_km'), format: 'plain', fields: { rangeKm: { as: 'number', digits: 1 } } },
+    // time_to_full_charge: hours left until the charge limit (0 when not charging); kept in minutes.
+    { topic: topic('time_to_full_charge'), format: 'plain', fields: { chargingTimeRemainingMinutes: { as: 'number', scale: 60, digits: 0 } } },
+    // charge_current_request_max: the most current the car asks of a charger, in A.
+    { topic: topic('charge_current_request_max'), format: 'plain', fields: { chargeCurrentMax: { as: 'number' } } },
+    // scheduled_charging_start_time: when a scheduled charge starts (ISO 8601, UTC), empty when none.
+    { topic: topic('scheduled_charging_start_time'), format: 'plain', fields: { scheduledChargingStartTime: { as: 'string' } } },
+    // odometer: in km; latitude, longitude: the car's position in degrees.
+    { topic: topic('odometer'), format: 'plain', fields: { odometerKm: { as: 'number', digits: 0 } } },
+    { topic: topic('latitude'), format: 'plain', fields: { latitude: { as: 'number', digits: 6 } } },
+    { topic: topic('longitude'), format: 'plain', fields: { longitude: { as: 'number', digits: 6 } } },
+    // inside_temp: the cabin's temperature in °C; is_climate_on: true/false.
+    { topic: topic('inside_temp'), format: 'plain', fields: { insideTemperature: { as: 'number', digits: 1 } } },
+    { topic: topic('is_climate_on'), format: 'plain', fields: { isClimateOn: { as: 'boolean' } } },
     // display_name: the car's name; model: S, 3, X or Y (used when the car is added).
     { topic: topic('display_name'), format: 'plain', fields: { 'static.name': { as: 'string' } } },
     { topic: topic('model'), format: 'plain', fields: { 'static.model': { as: 'string' } } },

@@ -1,7 +1,8 @@
 // The behaviour that several resources share: list pages, ownership-aware lookup, deletion,
 // refresh, and command submission. Resource files stay a list of operations.
 import type { ApiDeps } from './deps.ts';
-import { disconnected, notFound } from './errors.ts';
+import { badRequest, disconnected, notFound } from './errors.ts';
+import { refusal } from '../runtime/commands/command-check.ts';
 import * as present from '../runtime/present.ts';
 import { json, jsonText } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
@@ -10,6 +11,7 @@ import type { DeviceFilter } from '../store/devices.ts';
 import { DeviceUnreachableError } from '../runtime/live.ts';
 import { createCommand } from '../runtime/commands/create-command.ts';
 import type { CommandState } from '../domain/vocabulary.ts';
+import type { CommandRecord } from '../store/commands.ts';
 
 export interface ListQuery {
   sortField: SortField;
@@ -26,6 +28,7 @@ export interface ListQuery {
   lastUpdatedTo?: number;
   chargingState?: string;
   type?: HvacType;
+  vin?: string;
 }
 
 export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, ownerId?: string): Response {
@@ -42,6 +45,7 @@ export function listPage(deps: ApiDeps, kind: DeviceKind, query: ListQuery, owne
     lastUpdatedToMs: query.lastUpdatedTo,
     chargingState: query.chargingState,
     hvacType: query.type,
+    vin: query.vin,
   };
   return jsonText(present.pageJson(deps.store.devices.list(filter, query), query.size));
 }
@@ -61,9 +65,14 @@ export function deleteDevice(deps: ApiDeps, kind: DeviceKind, id: string, ownerI
   return json({ success: true });
 }
 
+/** The device's detail body (its driver's offers asked only when it is rendered anew). */
+export function detail(deps: ApiDeps, device: DeviceRecord): Response {
+  return jsonText(present.detailJson(device, deps.runtime.offers && ((d) => deps.runtime.offers!(d))));
+}
+
 /** Reads the device live through its driver; 503 when it cannot be reached. */
-export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string): Promise<DeviceRecord> {
-  const device = findOr404(deps, kind, id);
+export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string, ownerId?: string): Promise<DeviceRecord> {
+  const device = findOr404(deps, kind, id, ownerId);
   try {
     return await deps.runtime.refresh(device);
   } catch (err) {
@@ -75,16 +84,46 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string)
   }
 }
 
-/** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
-export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
-  const record = createCommand({
-    store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs,
-    commandCreated: (command) => deps.runtime.commandCreated(command),
-  }, device, type, payload);
-  return json(present.command(record));
+/**
+ * Refuses, with a 400 and nothing stored, a command the device's driver does not offer or a value
+ * outside what it takes (the same check as Home Assistant's commands); then submits it. A hub
+ * without drivers knows no offers and refuses nothing: its commands fail with their reason.
+ */
+export function submitOfferedCommand(
+  deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown, bodyField: Record<string, string> = {},
+): Response {
+  const offers = deps.runtime.offers?.(device);
+  const refused = offers && refusal(offers, type, payload);
+  if (refused) throw badRequest([{ field: (refused.field && (bodyField[refused.field] ?? refused.field)) ?? 'command', message: refused.message }]);
+  return submitCommand(deps, device, type, payload);
 }
 
-export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string, state: CommandState | 'ALL'): Response {
+/** Stores a PENDING command (durably, before the response), then hands it to the runtime. */
+export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown): Response {
+  return json(present.command(storeCommand(deps, device, type, payload, (command) => deps.runtime.commandCreated(command))));
+}
+
+function storeCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, created: (command: CommandRecord) => void): CommandRecord {
+  return createCommand({ store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs, commandCreated: created }, device, type, payload);
+}
+
+/**
+ * A command only some devices can carry out (a vehicle's charging schedule): submitted when the
+ * device's driver offers it; otherwise stored and FAILED at once with the reason, so that the
+ * client sees at once that nothing will happen, and never left PENDING.
+ */
+export function submitOrFailCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, noPath: string): Response {
+  const offers = deps.runtime.offers?.(device);
+  if (offers?.has(type)) return submitCommand(deps, device, type, payload);
+  const reason = offers ? `${noPath} (${refusal(offers, type, payload)?.message ?? 'not offered'}).` : `${noPath}.`;
+  const record = storeCommand(deps, device, type, payload, () => {});
+  if (deps.runtime.commandFailed) deps.runtime.commandFailed(record, reason);
+  else deps.store.commands.complete(record.id, 'FAILED', reason, deps.clock.now());
+  deps.log.info({ command: record.id, device: device.id, type, reason }, 'command failed at once: no local path');
+  return json(present.command(deps.store.commands.get(record.id) ?? record));
+}
+
+export function listCommands(deps: ApiDeps, kind: DeviceKind, id: string, ownerId: string | undefined, state: CommandState | 'ALL'): Response {
   findOr404(deps, kind, id, ownerId);
   return json(deps.store.commands.ofDeviceId(id, state).map(present.command));
 }

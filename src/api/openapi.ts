@@ -105,6 +105,7 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
       responses,
     };
     if (op.description) operation['description'] = op.description;
+    if (op.hubAddition) operation['x-hub-addition'] = true;
     if (op.body) {
       const body: JsonSchema = { schema: collector.convert(op.body, 'input') };
       if (example?.request !== undefined) body['example'] = example.request;

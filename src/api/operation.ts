@@ -23,6 +23,8 @@ export interface OperationSpec<
   query?: Q;
   body?: B;
   success: { status: 200 | 201; description: string; schema?: z.ZodType; contentType?: string; headers?: string[] };
+  /** Not documented by the origin API: marked `x-hub-addition: true` in the OpenAPI (decisions §5). */
+  hubAddition?: boolean;
   /** Errors beyond those every operation can answer (401, 413, 429, 500). */
   errors: ErrorCode[];
 }

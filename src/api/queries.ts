@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { oneOf, schemaRegistry, Timestamp, Uuid } from '../domain/schemas.ts';
 import {
   BATTERY_CHARGING_STATES, COMMAND_STATES, HOME_POWER_VENDORS, HVAC_TYPES, HVAC_VENDORS, SORT_FIELDS, USER_SORT_FIELDS,
+  VEHICLE_VENDORS,
 } from '../domain/vocabulary.ts';
 import { parseTimestamp } from '../domain/time.ts';
 import { withShortcut } from '../domain/validation.ts';
@@ -78,9 +79,21 @@ export const HvacListQuery = z.object({
   type: oneOf(HVAC_TYPES).optional(),
 });
 
+export const VehicleListQuery = z.object({
+  ...subscriptionFilters,
+  vendor: oneOf(VEHICLE_VENDORS).optional(),
+  vin: text.optional(),
+});
+
 export const UserListQuery = z.object({
   sortField: oneOf(USER_SORT_FIELDS).default('VENDOR'),
   ...paging,
+});
+
+/** Hourly consumption: pages of up to 2000 hours, 100 by default (the origin's figures). */
+export const ConsumptionQuery = z.object({
+  page: intParam(0, INT32_MAX, 0),
+  size: intParam(1, 2000, 100),
 });
 
 export const CommandListQuery = z.object({

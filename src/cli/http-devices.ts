@@ -15,7 +15,7 @@ import { resolveDeviceId } from './device-id.ts';
 import { saveReadDevice } from './save-read.ts';
 
 export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
-              [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME]
+              [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME] [--room ROOM]
               [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
                                       certificate shown is pinned (or must equal --fingerprint)
   devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now`;
@@ -81,7 +81,11 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const model = device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title;
   const saved = saveReadDevice(store, {
     kind, userId: flags['user']!, binding, state, hvacType: kind === 'hvac' ? 'AC' : undefined,
-    staticData: { vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}), ...staticRead },
+    staticData: {
+      vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}),
+      // Where an HVAC unit is: the installer's word, which no device tells.
+      ...(kind === 'hvac' && flags['room'] ? { room: flags['room'] } : {}), ...staticRead,
+    },
   }, io, update);
   return saved ? 0 : 1;
 }

@@ -73,7 +73,7 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
     {
       // Two cars and two chargers: the binding says which car charges there (the hub does not guess).
       kind: 'vehicle', ...base('5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01', 2), driver: drivers.car && { ...drivers.car, chargerId: CHARGER },
-      staticData: { vendor: 'TESLA', name: 'Family car', model: 'Model 3 Long Range' },
+      staticData: { vendor: 'TESLA', vin: '5YJ3E7EB1KF123456', name: 'Family car', model: 'Model 3 Long Range', engineType: 'BEV', batteryCapacity: 75 },
       image: drawCar([200, 30, 40]).toString('base64'),
     },
     {

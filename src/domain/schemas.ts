@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import {
   BATTERY_CHARGING_STATES, BATTERY_MODES, BATTERY_VENDORS, CHARGER_CHARGING_STATES, CHARGER_VENDORS,
-  COMMAND_STATES, HOME_POWER_VENDORS, HVAC_COMMAND_TYPES, HVAC_TYPES, HVAC_VENDORS, PV_POWER_STATES,
+  COMMAND_STATES, ENGINE_TYPES, HOME_POWER_VENDORS, HVAC_COMMAND_TYPES, HVAC_MODES, HVAC_TYPES, HVAC_VENDORS, PV_POWER_STATES,
   TARIFF_VENDORS, VEHICLE_COMMAND_TYPES, VEHICLE_VENDORS,
 } from './vocabulary.ts';
 
@@ -90,13 +90,70 @@ export const HvacStaticData = named('HvacStaticData', z.strictObject({
   vendor: oneOf(HVAC_VENDORS),
   name: z.string().max(200).optional(),
   model: z.string().min(1).max(200),
+  room: z.string().max(200).optional().describe('Where the unit is, as the installer named it'),
 }));
 
 export const VehicleStaticData = named('VehicleStaticData', z.strictObject({
   lastUpdated: Timestamp.optional(),
   vendor: oneOf(VEHICLE_VENDORS),
+  vin: z.string().regex(/^[A-HJ-NPR-Z0-9]{17}$/, 'must be a VIN of 17 characters (digits and capitals but I, O and Q)').optional(),
   name: z.string().max(200).optional(),
   model: z.string().min(1).max(200),
+  engineType: oneOf(ENGINE_TYPES).optional(),
+  batteryCapacity: z.number().min(0).optional().describe('kWh'),
+  vehicleVariant: z.string().max(200).optional(),
+}));
+
+// A vehicle's live values, each object present once its bridge has reported something of it.
+export const VehicleChargeState = named('VehicleChargeState', z.strictObject({
+  lastUpdated: Timestamp,
+  stateOfCharge: Percent.optional().describe('%'),
+  estimatedRange: z.int().min(0).optional().describe('km'),
+  chargeRate: Kw.optional().describe('kW'),
+  chargeLimitMin: Percent.optional().describe('%'),
+  chargeLimitMax: Percent.optional().describe('%'),
+  chargingTimeRemaining: z.int().min(0).optional().describe('minutes'),
+  chargeCurrentMax: z.number().min(0).optional().describe('A, the most the vehicle accepts'),
+  isPlugged: z.boolean().optional(),
+  remoteChargingAllowed: z.boolean().optional(),
+  chargingState: oneOf(CHARGER_CHARGING_STATES).optional(),
+  scheduledChargingStartTime: Timestamp.optional(),
+  scheduledDepartureTime: Timestamp.optional(),
+}));
+export const VehicleOdometer = named('VehicleOdometer', z.strictObject({ lastUpdated: Timestamp, odometer: z.int().min(0).describe('km') }));
+export const VehicleLocation = named('VehicleLocation', z.strictObject({
+  lastUpdated: Timestamp, latitude: z.number().min(-90).max(90), longitude: z.number().min(-180).max(180),
+}));
+export const VehicleClimateState = named('VehicleClimateState', z.strictObject({
+  lastUpdated: Timestamp,
+  isClimateOn: z.boolean().optional(),
+  isBatteryHeaterOn: z.boolean().optional(),
+  temperatureCurrent: z.number().optional().describe('°C, inside'),
+  temperatureTarget: z.number().optional().describe('°C'),
+}));
+
+export const HvacTemperatureTarget = named('HvacTemperatureTarget', z.strictObject({
+  mode: oneOf(HVAC_MODES), temperature: z.number().describe('°C'),
+}));
+export const HvacClimateState = named('HvacClimateState', z.strictObject({
+  lastUpdated: Timestamp,
+  mode: oneOf(HVAC_MODES).optional().describe('Absent while the unit has not reported its mode'),
+  isActive: z.boolean().optional().describe('The unit is on: its mode is not OFF'),
+  temperatureCurrent: z.number().optional().describe('°C, the room (or the stored water of a hot water unit)'),
+  temperatureOutside: z.number().optional().describe('°C'),
+  temperatureTargets: z.array(HvacTemperatureTarget).optional(),
+}));
+export const HvacPowerState = named('HvacPowerState', z.strictObject({ lastUpdated: Timestamp, powerConsumption: Kw.describe('kW') }));
+/** An HVAC unit's staticData as the API shows it: `capableModes` and `type` come from the hub, not the installer. */
+export const HvacDetailStaticData = named('HvacDetailStaticData', HvacStaticData.extend({
+  capableModes: z.array(oneOf(HVAC_MODES)).describe('The modes SET_MODE takes on this unit, from what its driver can do'),
+  type: oneOf(HVAC_TYPES).optional(),
+}));
+
+export const MeterPowerState = named('MeterPowerState', z.strictObject({
+  lastUpdated: Timestamp,
+  power: Kw.optional().describe('kW, positive while drawing from the grid'),
+  meterValue: z.number().min(0).optional().describe('kWh, the import counter'),
 }));
 
 export const TariffStaticData = named('TariffStaticData', z.strictObject({
@@ -121,6 +178,18 @@ export const Battery = named('Battery', z.object({ ...deviceCore, staticData: Ba
 export const Charger = named('Charger', z.object({ ...deviceCore, chargeState: ChargerChargeState, staticData: ChargerStaticData }));
 export const PvInverter = named('PvInverter', z.object({ ...deviceCore, staticData: PvInverterStaticData, powerState: PvPowerState }));
 export const Tariff = named('Tariff', z.object({ ...deviceCore, staticData: TariffStaticData }));
+export const Vehicle = named('Vehicle', z.object({
+  ...deviceCore,
+  staticData: VehicleStaticData,
+  chargeState: VehicleChargeState.optional(),
+  odometer: VehicleOdometer.optional(),
+  location: VehicleLocation.optional(),
+  climateState: VehicleClimateState.optional(),
+}));
+export const Hvac = named('Hvac', z.object({
+  ...deviceCore, staticData: HvacDetailStaticData, climateState: HvacClimateState.optional(), powerState: HvacPowerState.optional(),
+}));
+export const Meter = named('Meter', z.object({ ...deviceCore, staticData: MeterStaticData, powerState: MeterPowerState.optional() }));
 
 const listCore = {
   id: Uuid,
@@ -138,6 +207,11 @@ export const MeterListItem = named('MeterListItem', z.object({ ...listCore, vend
 export const HvacListItem = named('HvacListItem', z.object({
   ...listCore, vendor: oneOf(HVAC_VENDORS), model: z.string().optional(), type: oneOf(HVAC_TYPES),
 }));
+export const VehicleListItem = named('VehicleListItem', z.object({
+  ...listCore, vendor: oneOf(VEHICLE_VENDORS), model: z.string().optional(), vin: z.string().optional(),
+}));
+export const ChargerListItem = named('ChargerListItem', z.object({ ...listCore, vendor: oneOf(CHARGER_VENDORS), model: z.string().optional() }));
+export const TariffListItem = named('TariffListItem', z.object({ ...listCore, vendor: oneOf(TARIFF_VENDORS) }));
 
 /** A count of elements or pages: the specification's int64. */
 const Count = z.int().min(0);
@@ -154,18 +228,36 @@ export const BatteryPage = pageOf('BatteryPage', BatteryListItem);
 export const PvInverterPage = pageOf('PvInverterPage', PvInverterListItem);
 export const MeterPage = pageOf('MeterPage', MeterListItem);
 export const HvacPage = pageOf('HvacPage', HvacListItem);
+export const VehiclePage = pageOf('VehiclePage', VehicleListItem);
+export const ChargerPage = pageOf('ChargerPage', ChargerListItem);
+export const TariffPage = pageOf('TariffPage', TariffListItem);
 
 export const Command = named('Command', z.object({
   id: Uuid,
   createdAt: Timestamp,
   state: oneOf(COMMAND_STATES),
-  type: oneOf([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES]),
+  type: oneOf([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES, 'SET_CHARGING_PHASES']),
   userId: z.string(),
   deviceId: Uuid,
   lastUpdated: Timestamp.optional(),
   failedReason: z.string().optional(),
 }));
 export const CommandList = z.array(Command);
+
+export const Price = named('Price', z.object({
+  startDate: Timestamp.describe('From when the price is in force'),
+  totalPrice: z.number().describe('Currency per kWh, all included'),
+  energyPrice: z.number().optional().describe('Currency per kWh: the energy alone (absent when the source does not say)'),
+  taxAndLevies: z.number().optional().describe('Currency per kWh (absent when the source does not say)'),
+}));
+export const PriceList = z.array(Price);
+export const Consumption = named('Consumption', z.object({
+  startDate: Timestamp,
+  endDate: Timestamp,
+  consumption: z.number().min(0).describe('kWh drawn from the grid in the hour'),
+  cost: z.number().optional().describe('In the tariff\'s currency; absent when the price was not known for the whole hour'),
+}));
+export const ConsumptionPage = pageOf('ConsumptionPage', Consumption);
 
 export const DeletionResult = named('DeletionResult', z.object({ success: z.boolean() }));
 export const ConnectUrl = named('ConnectUrl', z.object({ url: z.url() }));

@@ -33,14 +33,21 @@ export const PV_POWER_STATES = ['PRODUCING', 'IDLE', 'FAULT'] as const;
 export const HVAC_TYPES = ['AC', 'HEATING_CIRCUIT', 'DHW', 'THERMOSTAT'] as const;
 export type HvacType = (typeof HVAC_TYPES)[number];
 export const SCHEDULE_MODES = ['HEAT', 'COOL', 'DRY', 'AUTO', 'REDUCED', 'OFF'] as const;
+/** An HVAC unit's modes (the origin's HvacMode): SET_MODE's words, and those of a schedule. */
+export const HVAC_MODES = SCHEDULE_MODES;
+export type HvacMode = (typeof HVAC_MODES)[number];
+/** A vehicle's drive train (the origin's engineType). */
+export const ENGINE_TYPES = ['BEV', 'HEV', 'PHEV', 'ICEV'] as const;
 export const WEEK_DAYS = ['MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY', 'SUNDAY'] as const;
 
 export const COMMAND_STATES = ['PENDING', 'EXECUTED', 'FAILED'] as const;
 export type CommandState = (typeof COMMAND_STATES)[number];
 export const HVAC_COMMAND_TYPES = ['SET_TEMPERATURE', 'SET_MODE', 'SET_SCHEDULE', 'POWER_BOOST'] as const;
 export const VEHICLE_COMMAND_TYPES = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT', 'SET_CHARGING_SCHEDULE'] as const;
-export type CommandType = (typeof HVAC_COMMAND_TYPES)[number] | (typeof VEHICLE_COMMAND_TYPES)[number];
-export const COMMAND_TYPES: readonly CommandType[] = [...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES];
+/** A charger's commands: the vehicle's charging commands and the number of phases it charges on. */
+export const CHARGER_COMMAND_TYPES = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT', 'SET_CHARGING_PHASES'] as const;
+export type CommandType = (typeof HVAC_COMMAND_TYPES)[number] | (typeof VEHICLE_COMMAND_TYPES)[number] | (typeof CHARGER_COMMAND_TYPES)[number];
+export const COMMAND_TYPES: readonly CommandType[] = [...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES, 'SET_CHARGING_PHASES'];
 
 /** Vendor codes per domain (decisions §2, "Vendor codes"). */
 export const HOME_POWER_VENDORS = ['FRONIUS', 'SMA', 'HUAWEI', 'TESLA', 'ENPHASE'] as const;

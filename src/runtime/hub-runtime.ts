@@ -3,6 +3,8 @@
 import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
+import type { CommandShape } from './commands/executor.ts';
+import type { CommandType } from '../domain/vocabulary.ts';
 import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
@@ -37,6 +39,14 @@ export class HubRuntime implements Runtime {
     const why = mqtt ? `no driver of this hub runs bindings of type "${device.driver.type}"`
       : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
     return Promise.reject(new DeviceUnreachableError(device.id, why));
+  }
+
+  offers(device: DeviceRecord): ReadonlyMap<CommandType, CommandShape> {
+    return this.parts.worker.offers(device);
+  }
+
+  commandFailed(command: CommandRecord, reason: string): void {
+    this.parts.worker.failAtOnce(command, reason);
   }
 
   commandCreated(command: CommandRecord): void {

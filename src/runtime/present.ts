@@ -4,6 +4,7 @@ import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { Page } from '../store/devices.ts';
 import { formatTimestamp } from '../domain/time.ts';
+import { capableModes, currentMode, type Offers } from './commands/hvac-modes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -60,22 +61,138 @@ export function tariffDetail(device: DeviceRecord): Json {
   return out;
 }
 
-const DETAIL: Partial<Record<DeviceRecord['kind'], (device: DeviceRecord) => Json>> = {
+/**
+ * An object of live values, `{lastUpdated, …}`, from the device's state: each API field from the
+ * first state field that holds a value (`convert` may turn it into the API's unit), or undefined when
+ * none does, so that a value the device does not report is absent rather than invented. Its
+ * `lastUpdated` is the state's: when the device last reported a change.
+ */
+function liveObject(device: DeviceRecord, fields: Record<string, readonly string[] | ((state: Json) => unknown)>): Json | undefined {
+  const state = device.state;
+  if (!state) return undefined;
+  const out: Json = {};
+  let any = false;
+  for (const [key, from] of Object.entries(fields)) {
+    const value = typeof from === 'function' ? from(state) : from.map((name) => state[name]).find((v) => v !== undefined && v !== null);
+    if (value === undefined || value === null) continue;
+    out[key] = value;
+    any = true;
+  }
+  if (!any) return undefined;
+  const stamp = typeof state['lastUpdated'] === 'string' ? state['lastUpdated'] : time(device.lastUpdatedMs);
+  return stamp === undefined ? undefined : { lastUpdated: stamp, ...out };
+}
+
+const wholeNumber = (name: string, factor = 1) => (state: Json) => {
+  const value = state[name];
+  return typeof value === 'number' && Number.isFinite(value) ? Math.round(value * factor) : undefined;
+};
+
+/** The vehicle's bridges name its values like a charger's (drivers/mqtt/teslamate.ts, carconnectivity.ts). */
+export function vehicleDetail(device: DeviceRecord): Json {
+  const out = core(device);
+  const fixed = staticData(device, ['lastUpdated', 'vendor', 'vin', 'model', 'name', 'engineType', 'batteryCapacity', 'vehicleVariant']);
+  // A bridge that reaches the car by its VIN (CarConnectivity) knows it even when the installer did not write it.
+  const boundVin = device.driver?.['vin'];
+  if (fixed['vin'] === undefined && typeof boundVin === 'string') fixed['vin'] = boundVin;
+  out['staticData'] = fixed;
+  set(out, 'chargeState', liveObject(device, {
+    stateOfCharge: ['stateOfCharge'],
+    estimatedRange: wholeNumber('rangeKm'),
+    chargeRate: ['chargeRate'],
+    chargeLimitMin: ['chargeLimitMin'],
+    chargeLimitMax: ['chargeLimit', 'chargeLimitMax'],
+    chargingTimeRemaining: wholeNumber('chargingTimeRemainingMinutes'),
+    chargeCurrentMax: ['chargeCurrentMax'],
+    isPlugged: ['isPlugged'],
+    remoteChargingAllowed: ['remoteChargingAllowed'],
+    chargingState: ['chargingState'],
+    scheduledChargingStartTime: ['scheduledChargingStartTime'],
+    scheduledDepartureTime: ['scheduledDepartureTime'],
+  }));
+  set(out, 'odometer', liveObject(device, { odometer: wholeNumber('odometerKm') }));
+  const location = liveObject(device, { latitude: ['latitude'], longitude: ['longitude'] });
+  if (location && location['latitude'] !== undefined && location['longitude'] !== undefined) out['location'] = location;
+  set(out, 'climateState', liveObject(device, {
+    isClimateOn: ['isClimateOn'],
+    isBatteryHeaterOn: ['isBatteryHeaterOn'],
+    temperatureCurrent: ['insideTemperature'],
+    temperatureTarget: ['climateTargetTemperature'],
+  }));
+  return out;
+}
+
+/**
+ * An HVAC unit: its modes and the mode it is in come from its driver (`offers`, what the command
+ * worker can carry out on it); without a driver there are none. The setpoint a driver reads
+ * (`targetTemperature`) is the one SET_TEMPERATURE writes: the heating setpoint of a unit that only
+ * heats, else that of the mode it is in; a set-back setpoint is REDUCED's.
+ */
+export function hvacDetail(device: DeviceRecord, offersOf: OffersOf = () => NO_OFFERS): Json {
+  const out = core(device);
+  const offers = offersOf(device);
+  const fixed = staticData(device, ['lastUpdated', 'vendor', 'name', 'model', 'room']);
+  fixed['capableModes'] = capableModes(offers);
+  set(fixed, 'type', device.hvacType);
+  out['staticData'] = fixed;
+  const mode = currentMode(device, offers);
+  set(out, 'climateState', liveObject(device, {
+    mode: () => mode,
+    isActive: () => (mode === undefined ? undefined : mode !== 'OFF'),
+    temperatureCurrent: ['roomTemperature', 'waterTemperature'],
+    temperatureOutside: ['outsideTemperature'],
+    temperatureTargets: (state) => temperatureTargets(device, state, mode),
+  }));
+  set(out, 'powerState', liveObject(device, { powerConsumption: ['powerConsumption'] }));
+  return out;
+}
+
+const NO_OFFERS: Offers = new Map();
+
+function temperatureTargets(device: DeviceRecord, state: Json, mode: string | undefined): Json[] | undefined {
+  const targets: Json[] = [];
+  const setpoint = [state['targetTemperature'], state['waterTargetTemperature']].find((v) => typeof v === 'number');
+  const heatsOnly = device.hvacType !== 'AC';
+  const setpointMode = heatsOnly ? 'HEAT' : mode !== undefined && mode !== 'OFF' ? mode : undefined;
+  if (typeof setpoint === 'number' && setpointMode) targets.push({ mode: setpointMode, temperature: setpoint });
+  const reduced = state['reducedTemperature'];
+  if (typeof reduced === 'number') targets.push({ mode: 'REDUCED', temperature: reduced });
+  return targets.length > 0 ? targets : undefined;
+}
+
+/** A meter: its power (positive while drawing from the grid) and its import counter. */
+export function meterDetail(device: DeviceRecord): Json {
+  const out = core(device);
+  out['staticData'] = staticData(device, ['lastUpdated', 'vendor', 'name', 'model', 'siteName']);
+  set(out, 'powerState', liveObject(device, { power: ['power'], meterValue: ['energyImported'] }));
+  return out;
+}
+
+/** What a device's driver can do, asked only when a detail is rendered anew. */
+export type OffersOf = (device: DeviceRecord) => Offers;
+
+const DETAIL: Record<DeviceRecord['kind'], (device: DeviceRecord, offersOf?: OffersOf) => Json> = {
   battery: batteryDetail, charger: chargerDetail, pvInverter: pvInverterDetail, tariff: tariffDetail,
+  vehicle: vehicleDetail, hvac: hvacDetail, meter: meterDetail,
 };
 const detailTexts = new WeakMap<DeviceRecord, string>();
+
+/** A device's detail object, as GET of its detail answers it (the events carry the same). */
+export function detail(device: DeviceRecord, offersOf?: OffersOf): Json {
+  return DETAIL[device.kind](device, offersOf);
+}
 
 /**
  * A device's detail body as JSON text, remembered per record: the store hands out the same frozen
  * record until the device changes (DeviceRepository.get), and a changed device is a new record, so
  * a remembered text is never stale. A record not from the store is rendered and soon forgotten.
+ * `offersOf` tells what the device's driver can do (an HVAC unit's modes); that follows its binding,
+ * which is part of the record.
  */
-export function detailJson(device: DeviceRecord): string {
+export function detailJson(device: DeviceRecord, offersOf?: OffersOf): string {
   let text = detailTexts.get(device);
   if (text === undefined) {
-    const present = DETAIL[device.kind];
-    if (!present) throw new TypeError(`no detail view for ${device.kind}`);
-    text = JSON.stringify(present(device));
+    text = JSON.stringify(DETAIL[device.kind](device, offersOf));
     detailTexts.set(device, text);
   }
   return text;
@@ -93,6 +210,7 @@ export function listItem(device: DeviceRecord): Json {
     if (typeof chargingState === 'string') item['chargingState'] = chargingState;
   }
   if (device.kind === 'hvac') set(item, 'type', device.hvacType);
+  if (device.kind === 'vehicle') set(item, 'vin', device.staticData['vin'] ?? device.driver?.['vin']);
   return item;
 }
 

@@ -27,6 +27,8 @@ export interface DeviceFilter {
   lastUpdatedToMs?: number;
   chargingState?: string;
   hvacType?: HvacType;
+  /** Vehicles: a substring of the VIN (the installer's, else the one its binding reaches the car by). */
+  vin?: string;
 }
 
 export interface PageRequest {
@@ -328,6 +330,9 @@ export class DeviceRepository {
     if (filter.lastUpdatedToMs !== undefined) add(`${stamp} <= @to`, 'to', filter.lastUpdatedToMs);
     if (filter.chargingState !== undefined) add('charging_state = @chargingState', 'chargingState', filter.chargingState);
     if (filter.hvacType !== undefined) add('hvac_type = @hvacType', 'hvacType', filter.hvacType);
+    if (filter.vin !== undefined) {
+      add("instr(lower(coalesce(json_extract(static_json, '$.vin'), json_extract(driver_json, '$.vin'))), @vin) > 0", 'vin', fold(filter.vin));
+    }
 
     const clause = where.join(' AND ');
     const statements = this.statementsFor(clause, page.sortField, page.sortOrder, page.size, stamp);

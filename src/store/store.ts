@@ -8,6 +8,7 @@ import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
+import { TariffLedgerRepository } from './tariff-ledger.ts';
 import { HubScheduleRepository } from './hub-schedules.ts';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
@@ -20,6 +21,7 @@ export class Store {
   readonly vehicleImages: VehicleImageRepository;
   readonly ocpp: OcppRepository;
   readonly hubSchedules: HubScheduleRepository;
+  readonly tariffLedger: TariffLedgerRepository;
   readonly membership: DeviceMembership;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
@@ -38,6 +40,7 @@ export class Store {
     this.vehicleImages = new VehicleImageRepository(db);
     this.ocpp = new OcppRepository(db);
     this.hubSchedules = new HubScheduleRepository(db);
+    this.tariffLedger = new TariffLedgerRepository(db);
     this.membership = new DeviceMembership(db);
   }
 
@@ -75,6 +78,7 @@ export class Store {
       this.vehicleImages.delete(device.id);
       this.ocpp.forgetDevice(device.id);
       this.hubSchedules.delete(device.id);
+      this.tariffLedger.forget(device.id);
       return this.commands.failPending(device.id, 'Device was deleted', nowMs);
     })();
   }

@@ -292,3 +292,30 @@ test('a device imported with a fraction of a second is kept, shown and filtered 
   assert.deepEqual(await matching('lastUpdatedFrom=2026-11-07T05:31:56.001Z'), []);
   assert.deepEqual((await json(await hub.request('/batteries'))).content[0].lastUpdated, '2026-11-07T05:31:56Z');
 });
+
+test('a meter\'s detail shows its power and import counter as powerState; a value it does not report is absent', async (t) => {
+  const hub = demoHub(t);
+  const at = '2026-11-07T05:30:00Z';
+  hub.store.devices.updateState(ids.meter, { lastUpdated: at, power: 1.25, energyImported: 289.99, energyExported: 12.5 }, true, Date.parse(at));
+  const body = await json(await hub.request(`/users/${DEMO_USER}/meters/${ids.meter}`));
+  assert.deepEqual(Object.keys(body), ['id', 'userId', 'isOnline', 'lastUpdated', 'locationId', 'staticData', 'powerState']);
+  assert.deepEqual(body.powerState, { lastUpdated: at, power: 1.25, meterValue: 289.99 });
+  hub.store.devices.updateState(ids.meter, { lastUpdated: at, energyImported: 290 }, true, Date.parse(at));
+  assert.deepEqual((await json(await hub.request(`/users/${DEMO_USER}/meters/${ids.meter}`))).powerState, { lastUpdated: at, meterValue: 290 });
+  hub.store.devices.updateState(ids.meter, null, true, Date.parse(at));
+  assert.equal('powerState' in (await json(await hub.request(`/users/${DEMO_USER}/meters/${ids.meter}`))), false);
+});
+
+test('an HVAC unit no driver reaches shows no modes it could be set to, and the climate values it was given', async (t) => {
+  const hub = demoHub(t);
+  const body = await json(await hub.request(`/users/${DEMO_USER}/hvacs/${ids.hvac}`));
+  assert.deepEqual(body.staticData.capableModes, []);
+  assert.equal(body.staticData.type, 'HEATING_CIRCUIT');
+  assert.equal('climateState' in body, false);
+  const at = '2026-11-07T05:30:00Z';
+  hub.store.devices.updateState(ids.hvac, { lastUpdated: at, roomTemperature: 20.5, outsideTemperature: -2, targetTemperature: 21, mode: 'HEAT' }, true, Date.parse(at));
+  const live = await json(await hub.request(`/users/${DEMO_USER}/hvacs/${ids.hvac}`));
+  assert.deepEqual(live.climateState, {
+    lastUpdated: at, mode: 'HEAT', isActive: true, temperatureCurrent: 20.5, temperatureOutside: -2, temperatureTargets: [{ mode: 'HEAT', temperature: 21 }],
+  });
+});

@@ -99,7 +99,7 @@ test('hub devices trust on one record of a replaced gateway pins the new certifi
 test('hub devices add recognises a Daikin adapter by its basic_info and adds an AC with its state', async (t) => {
   const sim = await started(t, new DaikinSim({ mac: 'A0B1C2D3E4F5' }));
   const w = workspace(t);
-  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--name', 'Bedroom'), 0, w.err.join('\n'));
+  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--name', 'Bedroom', '--room', 'Upstairs'), 0, w.err.join('\n'));
   const store = w.open();
   t.after(() => store.close());
   const [device] = store.devices.all();
@@ -107,6 +107,7 @@ test('hub devices add recognises a Daikin adapter by its basic_info and adds an 
   assert.equal(device!.hvacType, 'AC');
   assert.equal(device!.vendor, 'DAIKIN');
   assert.equal(device!.name, 'Bedroom');
+  assert.equal(device!.staticData['room'], 'Upstairs');
   assert.equal(device!.state?.['mode'], 'COOL');
   assert.deepEqual(device!.driver, { type: 'daikin-brp069', host: '127.0.0.1', port: sim.port });
 });

@@ -91,9 +91,38 @@ test('the publisher puts each event on <prefix>/<kind>/<type>, never retained, a
   assert.equal(sent[0]!.retain, false);
   assert.deepEqual(JSON.parse(sent[0]!.payload), {
     event: 'offline', kind: 'meter', deviceId: METER, userId: 'u-1', timestamp: '2026-11-22T06:00:00Z',
-    data: { id: METER, userId: 'u-1', vendor: 'SMA', model: 'HM', isOnline: false },
+    data: { id: METER, userId: 'u-1', isOnline: false, staticData: { vendor: 'SMA', model: 'HM' } },
   });
   assert.equal(publisher.published, 1);
   assert.equal(publisher.dropped, 1);
   assert.deepEqual(eventBody({ type: 'delete', device: { ...device }, atMs: 0 })['data'], { id: METER });
+});
+
+test('events carry the detail of every kind, a schedule read back as schedules.update, and a new price as price.update', () => {
+  const events = new HubEvents();
+  const sent: { topic: string; body: Record<string, any> }[] = [];
+  const publisher = new EventPublisher(events, { publish: (topic, payload) => (sent.push({ topic, body: JSON.parse(payload) }), true) }, 'site/events');
+  publisher.start();
+  const at = Date.parse('2026-11-22T06:00:00Z');
+  const base = { userId: 'u-1', name: null, locationId: null, hvacType: null, staticData: {}, driver: null, createdAtMs: 0, isOnline: true, lastUpdatedMs: at } as const;
+  const car = { ...base, id: '5cab7f6d-0000-4000-8000-000000000001', kind: 'vehicle', vendor: 'TESLA', model: 'Model 3', state: { lastUpdated: '2026-11-22T06:00:00Z', stateOfCharge: 71, rangeKm: 333.6 } } as const;
+  events.emit({ type: 'update', device: { ...car }, atMs: at });
+  assert.equal(sent[0]!.topic, 'site/events/vehicle/update');
+  assert.deepEqual(sent[0]!.body['data']['chargeState'], { lastUpdated: '2026-11-22T06:00:00Z', stateOfCharge: 71, estimatedRange: 334 });
+
+  const schedules = [{ mode: 'HEAT', start: { day: 'MONDAY', time: '06:00' } }];
+  const command = {
+    id: 'c0000000-0000-4000-8000-000000000001', deviceId: '3a8f5d4b-0000-4000-8000-000000000001', deviceKind: 'hvac', userId: 'u-1', type: 'SET_SCHEDULE',
+    state: 'EXECUTED', payload: { schedules }, createdAtMs: at, lastUpdatedMs: at, expiresAtMs: at + 60_000, failedReason: null, startedAtMs: at,
+  } as const;
+  events.emit({ type: 'command', command: { ...command } as never, atMs: at });
+  assert.deepEqual(sent.slice(1).map((m) => m.topic), ['site/events/hvac/command', 'site/events/hvac/schedules.update']);
+  assert.deepEqual(sent[2]!.body['data'], { id: command.deviceId, userId: 'u-1', timeZone: 'UTC', schedules });
+
+  const tariff = { ...base, id: '6dbc8a7e-0000-4000-8000-000000000001', kind: 'tariff', vendor: 'TIBBER', model: null, state: { pricePerKwh: 0.31 } } as const;
+  const prices = [{ startDate: '2026-11-22T06:00:00Z', totalPrice: 0.31 }];
+  events.emit({ type: 'price.update', device: { ...tariff }, prices, atMs: at });
+  assert.equal(sent[3]!.topic, 'site/events/tariff/price.update');
+  assert.deepEqual(sent[3]!.body['data'], { id: tariff.id, userId: 'u-1', prices });
+  publisher.stop();
 });

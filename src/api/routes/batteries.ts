@@ -1,13 +1,18 @@
 import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
 import { jsonText } from '../respond.ts';
-import { BatteryListQuery, idParams } from '../queries.ts';
+import { BatteryListQuery, UserListQuery, idParams } from '../queries.ts';
 import { Battery, BatteryPage, DeletionResult } from '../../domain/schemas.ts';
 import { deleteDevice, findOr404, listPage } from '../device-handlers.ts';
+import { addDeviceOperations, type KindResource } from '../device-operations.ts';
+
+const BATTERIES: KindResource = {
+  kind: 'battery', tag: 'Batteries', segment: 'batteries', idName: 'batteryId', noun: 'Battery', label: 'battery', schema: Battery, page: BatteryPage,
+};
 import { detailJson } from '../../runtime/present.ts';
 
 export function batteryRoutes(deps: ApiDeps): OperationRouter {
-  return new OperationRouter()
+  const router = new OperationRouter()
     .add({
       method: 'get', path: '/batteries', operationId: 'listBatteries', tag: 'Batteries',
       summary: 'List all batteries of the subscription',
@@ -31,4 +36,14 @@ export function batteryRoutes(deps: ApiDeps): OperationRouter {
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
     }, (c, { params }) => deleteDevice(deps, 'battery', params.batteryId));
+  // "Batteries" in operationIds: listUserBatteries, not listUserBatterys.
+  return addDeviceOperations(router, deps, BATTERIES, ['refresh', 'userDetail', 'userRefresh', 'userDelete'])
+    .add({
+      method: 'get', path: '/users/{userId}/batteries', operationId: 'listUserBatteries', tag: 'Batteries',
+      summary: 'List the batteries of one user',
+      params: idParams('userId'),
+      query: UserListQuery,
+      success: { status: 200, description: 'A page of batteries', schema: BatteryPage },
+      errors: ['BAD_REQUEST'],
+    }, (c, { params, query }) => listPage(deps, 'battery', query, params.userId));
 }

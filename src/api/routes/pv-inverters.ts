@@ -4,10 +4,16 @@ import { jsonText } from '../respond.ts';
 import { UserListQuery, idParams } from '../queries.ts';
 import { DeletionResult, PvInverter, PvInverterPage } from '../../domain/schemas.ts';
 import { deleteDevice, listPage, refreshDevice } from '../device-handlers.ts';
+import { addDeviceOperations, type KindResource } from '../device-operations.ts';
+
+const PV_INVERTERS: KindResource = {
+  kind: 'pvInverter', tag: 'PV inverters', segment: 'pv-inverters', idName: 'pvInverterId', noun: 'PvInverter', label: 'PV inverter',
+  schema: PvInverter, page: PvInverterPage,
+};
 import { detailJson } from '../../runtime/present.ts';
 
 export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
-  return new OperationRouter()
+  const router = new OperationRouter()
     .add({
       method: 'get', path: '/users/{userId}/pv-inverters', operationId: 'listUserPvInverters', tag: 'PV inverters',
       summary: 'List the PV inverters of one user',
@@ -31,4 +37,5 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND'],
     }, (c, { params }) => deleteDevice(deps, 'pvInverter', params.pvInverterId));
+  return addDeviceOperations(router, deps, PV_INVERTERS, ['detail', 'userDetail', 'userRefresh', 'userDelete']);
 }

@@ -96,6 +96,14 @@ export class CommandWorker {
     if (!queue.running) this.drain(command.deviceId, queue);
   }
 
+  /**
+   * A stored command that nothing can carry out (no local path for it): FAILED at once with the
+   * reason, told like any other outcome, never queued.
+   */
+  failAtOnce(command: CommandRecord, reason: string): void {
+    this.finish(command, 'FAILED', reason);
+  }
+
   /** The device is gone: its pending commands were failed by the store; stop the running one. */
   deviceDeleted(deviceId: string): void {
     const queue = this.queues.get(deviceId);

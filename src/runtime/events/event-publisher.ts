@@ -16,7 +16,8 @@ export class EventPublisher {
   dropped = 0;
   private off: (() => void) | undefined;
 
-  constructor(private readonly events: HubEvents, private readonly sink: EventSink, readonly topicPrefix: string) {}
+  /** `offersOf` tells what a device's driver can do (an HVAC unit's modes in its detail). */
+  constructor(private readonly events: HubEvents, private readonly sink: EventSink, readonly topicPrefix: string, private readonly offersOf?: present.OffersOf) {}
 
   start(): void {
     this.off = this.events.on((event) => this.send(event));
@@ -33,40 +34,42 @@ export class EventPublisher {
   }
 
   private send(event: HubEvent): void {
-    const ok = this.sink.publish(this.topicOf(event), JSON.stringify(eventBody(event)), 1, false);
+    this.publish(this.topicOf(event), eventBody(event, this.offersOf));
+    // A schedule the unit read back is its new schedule: told as the origin's schedules.update.
+    if (event.type === 'command' && event.command.type === 'SET_SCHEDULE' && event.command.state === 'EXECUTED') {
+      const command = event.command;
+      const data = { id: command.deviceId, userId: command.userId, timeZone: 'UTC', schedules: (command.payload as { schedules?: unknown[] } | null)?.schedules ?? [] };
+      this.publish(`${this.topicPrefix}/${command.deviceKind}/schedules.update`, {
+        event: 'schedules.update', kind: command.deviceKind, deviceId: command.deviceId, userId: command.userId, timestamp: formatTimestamp(event.atMs), data,
+      });
+    }
+  }
+
+  private publish(topic: string, body: Record<string, unknown>): void {
+    const ok = this.sink.publish(topic, JSON.stringify(body), 1, false);
     if (ok) this.published++;
     else this.dropped++;
   }
 }
 
 /** The JSON of an event: what happened, when, to what, and the resource as the API shows it. */
-export function eventBody(event: HubEvent): Record<string, unknown> {
+export function eventBody(event: HubEvent, offersOf?: present.OffersOf): Record<string, unknown> {
   const timestamp = formatTimestamp(event.atMs);
   if (event.type === 'command') {
     const command = event.command;
     return { event: 'command', kind: command.deviceKind, deviceId: command.deviceId, userId: command.userId, timestamp, data: present.command(command) };
   }
   const device = event.device;
-  return {
-    event: event.type, kind: device.kind, deviceId: device.id, userId: device.userId, timestamp,
-    data: event.type === 'delete' ? { id: device.id } : deviceData(device),
-  };
+  const head = { event: event.type, kind: device.kind, deviceId: device.id, userId: device.userId, timestamp };
+  if (event.type === 'price.update') return { ...head, data: priceData(device, event.prices) };
+  // Every message carries the device as its detail shows it (the origin's "full device data model").
+  return { ...head, data: event.type === 'delete' ? { id: device.id } : present.detail(device, offersOf) };
 }
 
-/** The detail shape where the API has one; otherwise the list item's fields with the staticData. */
-function deviceData(device: DeviceRecord): Record<string, unknown> {
-  switch (device.kind) {
-    case 'battery': return present.batteryDetail(device);
-    case 'charger': return present.chargerDetail(device);
-    case 'pvInverter': return present.pvInverterDetail(device);
-    case 'tariff': return present.tariffDetail(device);
-    default: {
-      const out: Record<string, unknown> = {
-        id: device.id, userId: device.userId, vendor: device.vendor, name: device.name ?? undefined, model: device.model ?? undefined,
-        isOnline: device.isOnline, lastUpdated: device.lastUpdatedMs === null ? undefined : formatTimestamp(device.lastUpdatedMs),
-      };
-      if (device.kind === 'hvac' && device.hvacType) out['type'] = device.hvacType;
-      return JSON.parse(JSON.stringify(out));
-    }
-  }
+/** The origin's TariffPriceResponse: `{id, userId, locationId?, prices}`. */
+function priceData(tariff: DeviceRecord, prices: unknown[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: tariff.id, userId: tariff.userId };
+  if (tariff.locationId !== null) out['locationId'] = tariff.locationId;
+  out['prices'] = prices;
+  return out;
 }

@@ -21,7 +21,15 @@ export interface CommandEvent {
   atMs: number;
 }
 
-export type HubEvent = DeviceEvent | CommandEvent;
+/** A tariff's source published a new price: its prices of the last 48 hours and ahead (the origin's price.update). */
+export interface PriceEvent {
+  type: 'price.update';
+  device: DeviceRecord;
+  prices: { startDate: string; totalPrice: number }[];
+  atMs: number;
+}
+
+export type HubEvent = DeviceEvent | CommandEvent | PriceEvent;
 
 export class HubEvents {
   private readonly emitter = new EventEmitter();

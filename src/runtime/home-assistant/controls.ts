@@ -11,6 +11,7 @@
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { CommandShape } from '../commands/executor.ts';
+import { currentMode, type Offers } from '../commands/hvac-modes.ts';
 
 /** The hub's modes (SET_MODE's `mode`) as Home Assistant's HVAC modes; REDUCED has none there. */
 const HA_MODE: Record<string, string> = { HEAT: 'heat', COOL: 'cool', DRY: 'dry', AUTO: 'auto', OFF: 'off' };
@@ -27,7 +28,7 @@ export interface Control {
   stateKeys: Record<string, string>;
 }
 
-export type Offers = ReadonlyMap<CommandType, CommandShape>;
+export type { Offers };
 
 /** The command topics' names (`<base>/<device id>/<name>/set`) and the command each one creates. */
 export const COMMAND_OF_TOPIC: Readonly<Record<string, CommandType>> = {
@@ -102,22 +103,13 @@ export function climateState(device: DeviceRecord, offers: Offers): Record<strin
   return {
     current_temperature: first('roomTemperature', 'waterTemperature', 'flowTemperature', 'leavingWaterTemperature'),
     target_temperature: first('targetTemperature', 'desiredTemperature', 'waterTargetTemperature'),
-    mode: currentMode(device, offers.get('SET_MODE')),
+    mode: haModeNow(device, offers),
   };
 }
 
-/**
- * The mode the unit is in, read back through the driver's own words: SET_MODE's map says which
- * device word each mode writes, and its confirming state field holds the word the unit reports (or
- * the shape's `stateWords`, where the runtime stores another word than the one it sends).
- */
-function currentMode(device: DeviceRecord, shape: CommandShape | undefined): string | null {
-  if (shape?.value?.from !== 'payload-enum') return fixedMode(device);
-  const word = shape.stateField === undefined ? undefined : device.state?.[shape.stateField];
-  if (word === undefined || word === null) return null;
-  for (const [mode, deviceWord] of Object.entries(shape.value.map)) {
-    const shown = shape.stateWords?.[mode] ?? deviceWord;
-    if (String(shown).toLowerCase() === String(word).toLowerCase() && HA_MODE[mode]) return HA_MODE[mode]!;
-  }
-  return null;
+/** The mode the unit is in, as Home Assistant's word; a unit that takes no mode runs in its fixed one. */
+function haModeNow(device: DeviceRecord, offers: Offers): string | null {
+  if (offers.get('SET_MODE')?.value?.from !== 'payload-enum') return fixedMode(device);
+  const mode = currentMode(device, offers);
+  return (mode && HA_MODE[mode]) ?? null;
 }

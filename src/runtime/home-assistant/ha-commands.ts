@@ -3,8 +3,8 @@
 // charging buttons (any payload: Home Assistant sends PRESS) and charging current (a number of A).
 // Anything the device is not offered is refused with a reason for the log, never stored.
 import type { CommandType } from '../../domain/vocabulary.ts';
-import { commandValues } from '../commands/command-values.ts';
-import { CommandFailure, type CommandShape } from '../commands/executor.ts';
+import { refusal } from '../commands/command-check.ts';
+import type { CommandShape } from '../commands/executor.ts';
 import { COMMAND_OF_TOPIC, hubMode, type Offers } from './controls.ts';
 
 export interface HaCommand {
@@ -19,16 +19,10 @@ export function haCommand(name: string, text: string, offers: Offers): HaCommand
   const shape = offers.get(type);
   if (!shape) return `${type} is not offered for this device`;
   const command = asCommand(type, text, shape);
-  if (typeof command === 'string' || !shape.value) return command;
+  if (typeof command === 'string') return command;
   // Within what was offered (the number's min and max are the driver's range): checked as the
   // driver will, so that a value out of range is refused here, not stored to fail.
-  try {
-    commandValues(shape.value, type, command.payload, {});
-  } catch (err) {
-    if (err instanceof CommandFailure) return err.message;
-    throw err;
-  }
-  return command;
+  return refusal(offers, type, command.payload)?.message ?? command;
 }
 
 function asCommand(type: CommandType, text: string, shape: CommandShape): HaCommand | string {

@@ -126,7 +126,7 @@ export class HomeAssistantBridge {
   }
 
   private onEvent(event: HubEvent): void {
-    if (event.type === 'command') return;
+    if (event.type === 'command' || event.type === 'price.update') return;
     const id = event.device.id;
     if (event.type === 'delete') this.remove(id);
     else this.refresh(this.deps.store.devices.get(id) ?? event.device, false);

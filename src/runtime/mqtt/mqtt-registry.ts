@@ -3,7 +3,7 @@
 // checked when it is opened: required settings present, patterns matched, no MQTT wildcards.
 import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
-import { DEVICE_KINDS, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../domain/vocabulary.ts';
+import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../../domain/vocabulary.ts';
 import type { Availability, MqttDriverDefinition } from './definition.ts';
 import { isTopicSafe, parsePath } from '../values.ts';
 import { DefinitionRegistry } from '../definition-registry.ts';
@@ -159,5 +159,5 @@ const CustomDefinition = z.strictObject({
   availability: z.strictObject({ topic: Topic, path: z.string().optional(), online: z.array(z.string()).min(1), offline: z.array(z.string()).min(1) }).optional(),
   staleAfterMs: z.int().min(1000).optional(),
   refresh: z.array(Step).optional(),
-  commands: z.partialRecord(z.enum([...HVAC_COMMAND_TYPES, ...VEHICLE_COMMAND_TYPES]), z.strictObject({ value: Value, publish: z.array(Step).min(1), confirm: Confirm, timeoutMs: z.int().min(100).optional() })).optional(),
+  commands: z.partialRecord(z.enum(COMMAND_TYPES as [CommandType, ...CommandType[]]), z.strictObject({ value: Value, publish: z.array(Step).min(1), confirm: Confirm, timeoutMs: z.int().min(100).optional() })).optional(),
 });

@@ -4,7 +4,10 @@
 // - CHARGING_START → RemoteStartTransaction with the hub's idTag, confirmed by a StartTransaction;
 // - SET_CHARGING_CURRENT → SetChargingProfile (a TxProfile for the running transaction, else a
 //   TxDefaultProfile; limit in A), confirmed by GetCompositeSchedule showing the limit or, for a
-//   charger without it, by the offered current it reports next.
+//   charger without it, by the offered current it reports next;
+// - SET_CHARGING_PHASES → the same profile with the limit in force and the period's numberPhases
+//   (OCPP 1.6 §7.13, ChargingSchedulePeriod), confirmed by GetCompositeSchedule showing that number
+//   or, for a charger that does not tell, by the phases its meter values show current on.
 // A Rejected or NotSupported answer, or a CALLERROR, fails the command with the charger's words.
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Store } from '../../store/store.ts';
@@ -15,13 +18,13 @@ import { abortedFailure, CommandFailure } from '../commands/executor.ts';
 import { HUB_ID_TAG } from './ocpp-handlers.ts';
 import type { OcppSession, SessionSignal } from './ocpp-session.ts';
 
-export const OCPP_COMMANDS: readonly CommandType[] = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT'];
+export const OCPP_COMMANDS: readonly CommandType[] = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT', 'SET_CHARGING_PHASES'];
 
 /** The hub's own charging profile id: a new limit replaces the previous one (same id, §3.13.2). */
 export const HUB_PROFILE_ID = 4242;
 /** Limits a charger takes, in A: 6 A is IEC 61851's least, 32 A the most of a household wallbox. */
-const MIN_CURRENT_A = 6;
-const MAX_CURRENT_A = 32;
+export const MIN_CURRENT_A = 6;
+export const MAX_CURRENT_A = 32;
 
 export interface CommandContext {
   store: Store;
@@ -38,6 +41,8 @@ export async function runOcppCommand(session: OcppSession, type: CommandType, pa
       return startCharging(session, signal, ctx);
     case 'SET_CHARGING_CURRENT':
       return setCurrent(session, payload, signal, ctx);
+    case 'SET_CHARGING_PHASES':
+      return setPhases(session, payload, signal, ctx);
     default:
       throw new CommandFailure(`${type} is not supported by an OCPP charger; it supports ${OCPP_COMMANDS.join(', ')}.`);
   }
@@ -84,9 +89,36 @@ async function setCurrent(session: OcppSession, payload: unknown, signal: AbortS
   ctx.confirmLimit(session, limit);
 }
 
-/** SetChargingProfile.req for a limit in A, in the form the charger's definition asks for. */
-export function chargingProfileRequest(quirks: OcppQuirks, limit: number, running: OcppTransaction | undefined, nowMs: number): Record<string, unknown> {
-  const chargingSchedule: Record<string, unknown> = { chargingRateUnit: 'A', chargingSchedulePeriod: [{ startPeriod: 0, limit }] };
+/**
+ * The phases are part of a charging profile's period, beside its limit: the limit in force (the one
+ * the hub last confirmed, else the charger's schedule, else the most a household wallbox takes) is
+ * sent again with the new number of phases.
+ */
+async function setPhases(session: OcppSession, payload: unknown, signal: AbortSignal, ctx: CommandContext): Promise<void> {
+  const phases = (payload as { phases?: unknown } | undefined)?.phases;
+  if (phases !== 1 && phases !== 2 && phases !== 3) throw new CommandFailure('SET_CHARGING_PHASES needs 1, 2 or 3 in "phases".');
+  const running = ctx.store.ocpp.running(session.chargePointId).at(-1);
+  const confirmedLimit = session.values().chargeCurrentMax;
+  const limit = typeof confirmedLimit === 'number' ? confirmedLimit : (await scheduledLimit(session, signal)) ?? MAX_CURRENT_A;
+  await expectAccepted(session, 'SetChargingProfile', chargingProfileRequest(session.quirks, limit, running, ctx.clock(), phases), signal);
+  const scheduled = await scheduledPhases(session, signal);
+  if (scheduled !== undefined) {
+    if (scheduled === phases) return;
+    throw new CommandFailure(`The charger accepted charging on ${phases} phase(s), but its schedule still says ${scheduled}.`);
+  }
+  if (running === undefined) return; // nothing else to read: taken at its word
+  const shown = session.waitFor((s) => s.type === 'meter' && s.reading.activePhases === phases, signal);
+  shown.catch(() => {});
+  await call(session, 'TriggerMessage', { requestedMessage: 'MeterValues', connectorId: session.mainConnector }, signal).catch(() => {});
+  await confirmed(shown, signal, `The charger accepted charging on ${phases} phase(s) but its meter values do not show it.`);
+}
+
+/** SetChargingProfile.req for a limit in A (and a number of phases), in the form the charger's definition asks for. */
+export function chargingProfileRequest(
+  quirks: OcppQuirks, limit: number, running: OcppTransaction | undefined, nowMs: number, numberPhases?: number,
+): Record<string, unknown> {
+  const period = numberPhases === undefined ? { startPeriod: 0, limit } : { startPeriod: 0, limit, numberPhases };
+  const chargingSchedule: Record<string, unknown> = { chargingRateUnit: 'A', chargingSchedulePeriod: [period] };
   // An Absolute schedule needs its start; a second ago, so that it is in force at once.
   if (quirks.scheduleKind === 'Absolute') chargingSchedule['startSchedule'] = new Date(Math.floor(nowMs / 1000) * 1000 - 1000).toISOString().replace('.000Z', 'Z');
   const profile = { chargingProfileId: HUB_PROFILE_ID, stackLevel: 0, chargingProfileKind: quirks.scheduleKind, chargingSchedule };
@@ -97,16 +129,26 @@ export function chargingProfileRequest(quirks: OcppQuirks, limit: number, runnin
   return { connectorId: 0, csChargingProfiles: { ...profile, chargingProfilePurpose: 'TxDefaultProfile' } };
 }
 
-/** The limit at the start of the charger's composite schedule, or undefined when it cannot tell. */
-async function scheduledLimit(session: OcppSession, signal: AbortSignal): Promise<number | undefined> {
+/** The first period of the charger's composite schedule, or undefined when it cannot tell. */
+async function scheduledPeriod(session: OcppSession, signal: AbortSignal): Promise<{ limit: number; numberPhases?: number } | undefined> {
   try {
     const answer = await call(session, 'GetCompositeSchedule', { connectorId: session.mainConnector, duration: 60, chargingRateUnit: 'A' }, signal);
-    const periods = (answer['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number }[] } | undefined)?.chargingSchedulePeriod;
-    return answer['status'] === 'Accepted' ? periods?.[0]?.limit : undefined;
+    const periods = (answer['chargingSchedule'] as { chargingSchedulePeriod?: { limit: number; numberPhases?: number }[] } | undefined)?.chargingSchedulePeriod;
+    return answer['status'] === 'Accepted' ? periods?.[0] : undefined;
   } catch (err) {
     if (signal.aborted || !session.isConnected) throw err;
     return undefined; // NotImplemented/NotSupported
   }
+}
+
+/** The limit at the start of the charger's composite schedule, or undefined when it cannot tell. */
+async function scheduledLimit(session: OcppSession, signal: AbortSignal): Promise<number | undefined> {
+  return (await scheduledPeriod(session, signal))?.limit;
+}
+
+/** The phases at the start of the charger's composite schedule, or undefined when it does not say. */
+async function scheduledPhases(session: OcppSession, signal: AbortSignal): Promise<number | undefined> {
+  return (await scheduledPeriod(session, signal))?.numberPhases;
 }
 
 /**

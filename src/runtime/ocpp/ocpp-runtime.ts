@@ -9,13 +9,13 @@ import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import type { HandshakeVerdict, OcppConnection, OcppEndpoint } from '../../transport/ocpp-endpoint.ts';
 import type { AuthFailures } from '../auth-failures.ts';
-import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
+import { CommandFailure, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
 import { sessionTable, syncSessions } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { StateWriter } from '../state-writer.ts';
 import { attachHandlers } from './ocpp-handlers.ts';
-import { OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
+import { MAX_CURRENT_A, MIN_CURRENT_A, OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
 import { OcppAuthenticator } from './ocpp-auth.ts';
@@ -91,6 +91,14 @@ export class OcppRuntime implements CommandExecutor {
 
   supportedCommands(device: DeviceRecord): readonly CommandType[] {
     return this.handles(device) ? OCPP_COMMANDS : [];
+  }
+
+  /** The limits a charger takes (6 to 32 A) and the phases it can charge on (1 to 3), checked before a command is stored. */
+  commandShape(device: DeviceRecord, type: CommandType): CommandShape | undefined {
+    if (!this.handles(device)) return undefined;
+    if (type === 'SET_CHARGING_CURRENT') return { value: { from: 'payload', field: 'current', min: MIN_CURRENT_A, max: MAX_CURRENT_A }, stateField: 'chargeCurrentMax' };
+    if (type === 'SET_CHARGING_PHASES') return { value: { from: 'payload', field: 'phases', min: 1, max: 3 }, stateField: 'activePhases' };
+    return undefined;
   }
 
   /** A command can be sent only over a live connection; otherwise it waits (the worker's rule). */

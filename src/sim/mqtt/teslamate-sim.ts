@@ -19,12 +19,22 @@ export interface TeslaMateState {
   charger_power: number | null;
   charger_actual_current: number | null;
   est_battery_range_km: number;
+  /** Hours until the charge limit is reached (0 when not charging). */
+  time_to_full_charge: number;
+  charge_current_request_max: number;
+  odometer: number;
+  latitude: number;
+  longitude: number;
+  inside_temp: number;
+  is_climate_on: boolean;
 }
 
 export class TeslaMateSim extends MqttDeviceSim {
   readonly state: TeslaMateState = {
     display_name: 'Blue Thunder', model: '3', healthy: true, battery_level: 64, charge_limit_soc: 80, charging_state: 'Disconnected',
     plugged_in: false, charger_power: null, charger_actual_current: null, est_battery_range_km: 301.4,
+    time_to_full_charge: 0, charge_current_request_max: 16, odometer: 48211.4, latitude: 52.520008, longitude: 13.404954,
+    inside_temp: 19.5, is_climate_on: false,
   };
 
   constructor(url: string, readonly carId = '1', readonly prefix = 'teslamate') {

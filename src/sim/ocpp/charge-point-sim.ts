@@ -46,6 +46,8 @@ export class ChargePointSim {
   energyWh = 10_000;
   transactionId: number | undefined;
   limitA: number;
+  /** The phases it charges on (a charging profile's numberPhases; 3 unless told). */
+  phases = 3;
   heartbeatIntervalS: number | undefined;
   readonly configuration = new Map<string, string>();
   /** Every call the central system made, in order. */
@@ -90,18 +92,22 @@ export class ChargePointSim {
       return { status };
     });
     handle('SetChargingProfile', (p) => {
-      const profile = p['csChargingProfiles'] as { chargingProfilePurpose: string; chargingProfileKind: string; chargingSchedule: { chargingSchedulePeriod: { limit: number }[] } };
+      const profile = p['csChargingProfiles'] as {
+        chargingProfilePurpose: string; chargingProfileKind: string; chargingSchedule: { chargingSchedulePeriod: { limit: number; numberPhases?: number }[] };
+      };
       const allowed = !this.options.profiles
         || (this.options.profiles.purposes.includes(profile.chargingProfilePurpose) && this.options.profiles.kinds.includes(profile.chargingProfileKind));
       const status = this.options.answers?.SetChargingProfile ?? (allowed ? 'Accepted' : 'Rejected');
       if (status === 'Accepted') {
         this.limitA = Math.min(this.options.maxCurrentA ?? 16, profile.chargingSchedule.chargingSchedulePeriod[0]!.limit);
+        // OCPP 1.6 §7.13: a period without numberPhases means three.
+        this.phases = profile.chargingSchedule.chargingSchedulePeriod[0]!.numberPhases ?? 3;
       }
       return { status };
     });
     handle('GetCompositeSchedule', (p) => ({
       status: 'Accepted', connectorId: p['connectorId'],
-      chargingSchedule: { chargingRateUnit: 'A', duration: p['duration'], chargingSchedulePeriod: [{ startPeriod: 0, limit: this.limitA }] },
+      chargingSchedule: { chargingRateUnit: 'A', duration: p['duration'], chargingSchedulePeriod: [{ startPeriod: 0, limit: this.limitA, numberPhases: this.phases }] },
     }));
     handle('TriggerMessage', (p) => {
       const status = this.options.answers?.TriggerMessage ?? 'Accepted';
@@ -193,18 +199,20 @@ export class ChargePointSim {
   async sendMeterValues(context: string, power = { value: '7.36', unit: 'kW' }): Promise<void> {
     const charging = this.status === 'Charging';
     const phaseA = charging ? (this.limitA - 0.3).toFixed(1) : '0.0';
+    /** The current on the n-th phase: none on the phases it does not charge on. */
+    const on = (n: number) => (n < this.phases ? phaseA : '0.0');
     const sampledValue = this.options.meter === 'zaptec'
       ? [
-        { value: charging ? String(Math.round(3 * 230 * Number(phaseA))) : '0', measurand: 'Power.Active.Import', unit: 'W', context },
+        { value: charging ? String(Math.round(this.phases * 230 * Number(phaseA))) : '0', measurand: 'Power.Active.Import', unit: 'W', context },
         { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
-        { value: String(3 * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
-        ...['L1-N', 'L2-N', 'L3-N'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
+        { value: String(this.phases * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
+        ...['L1-N', 'L2-N', 'L3-N'].map((phase, n) => ({ value: on(n), measurand: 'Current.Import', unit: 'A', phase, context })),
       ]
       : [
         { value: charging ? power.value : '0', measurand: 'Power.Active.Import', unit: power.unit, context },
         { value: String(this.energyWh), measurand: 'Energy.Active.Import.Register', unit: 'Wh', context },
         { value: String(this.limitA), measurand: 'Current.Offered', unit: 'A', context },
-        ...['L1', 'L2', 'L3'].map((phase) => ({ value: phaseA, measurand: 'Current.Import', unit: 'A', phase, context })),
+        ...['L1', 'L2', 'L3'].map((phase, n) => ({ value: on(n), measurand: 'Current.Import', unit: 'A', phase, context })),
       ];
     await this.client.call('MeterValues', {
       connectorId: 1,

@@ -34,6 +34,25 @@ test('carconnectivity: the car\'s topics become its telemetry', async (t) => {
   });
 });
 
+test('carconnectivity: GET /vehicles/{id} shows the state of charge and range of its electric drive, and the VIN it is reached by', async (t) => {
+  const { hub, car } = await setup(t);
+  const plugged = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['isPlugged'] === true);
+  await car.plugIn();
+  await plugged;
+  const res = await hub.api(`/vehicles/${VEHICLE}`);
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as Record<string, any>;
+  assert.equal(body.staticData.vin, VIN);
+  assert.deepEqual({ ...body.chargeState, lastUpdated: undefined }, {
+    lastUpdated: undefined, stateOfCharge: 52, estimatedRange: 210, chargeRate: 0, chargeLimitMax: 80, isPlugged: true, chargingState: 'PREPARING',
+  });
+  assert.equal(body.chargeState.lastUpdated, body.lastUpdated);
+  // The bridge reports no odometer, position or climate: those objects are absent, not empty.
+  assert.deepEqual(['odometer', 'location', 'climateState'].filter((key) => key in body), []);
+  const listed = (await (await hub.api(`/vehicles?vin=${VIN.slice(0, 6).toLowerCase()}`)).json()) as Record<string, any>;
+  assert.deepEqual(listed.content.map((v: Record<string, unknown>) => v['vin']), [VIN]);
+});
+
 test('carconnectivity: a plug-in hybrid\'s state of charge is its battery\'s (the secondary, electric drive), not the fuel tank\'s', async (t) => {
   const { hub } = await setup(t, {}, { hybrid: true });
   const state = hub.device(VEHICLE)!.state!;

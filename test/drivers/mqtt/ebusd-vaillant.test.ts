@@ -156,6 +156,52 @@ test('ebusd: temperature, mode and hot water boost are written to …/set and co
   assert.equal(sets(sim).length, 4, 'nothing is sent for a command the device cannot take');
 });
 
+test('ebusd: through the API, a zone shows its climate and modes, takes a temperature and a mode that reach ebusd and read back, and refuses what it cannot take', async (t) => {
+  const { hub, sim } = await setup(t);
+  const read = async () => {
+    const res = await hub.api(`/users/household-1/hvacs/${ZONE}`);
+    assert.equal(res.status, 200);
+    return (await res.json()) as Record<string, any>;
+  };
+  const before = await read();
+  assert.deepEqual(before.staticData.capableModes, ['HEAT', 'AUTO', 'REDUCED', 'OFF']);
+  assert.equal(before.staticData.type, 'HEATING_CIRCUIT');
+  const room = hub.device(ZONE)!.state!['roomTemperature'];
+  assert.deepEqual(before.climateState, {
+    lastUpdated: before.lastUpdated, mode: 'AUTO', isActive: true, temperatureCurrent: room, temperatureOutside: 4.5,
+    temperatureTargets: [{ mode: 'HEAT', temperature: 21 }, { mode: 'REDUCED', temperature: 17 }],
+  });
+  assert.equal('powerState' in before, false, 'the controller reports no power: absent, not invented');
+
+  const post = async (path: string, body: unknown) => hub.api(`/hvacs/${ZONE}/commands/${path}`, {
+    method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' },
+  });
+  // The read-back is confirmed from the driver's latest values; the API shows them once they are stored (the update event).
+  const stored = hub.event((e) => e.type === 'update' && e.device.id === ZONE && e.device.state?.['opMode'] === 'night' && e.device.state?.['targetTemperature'] === 22.5);
+  const temperature = (await (await post('temperature', { temperature: 22.5 })).json()) as { id: string; state: string };
+  assert.equal(temperature.state, 'PENDING');
+  assert.equal((await hub.commandDone(temperature.id)).state, 'EXECUTED');
+  const mode = (await (await hub.api(`/users/household-1/hvacs/${ZONE}/commands/mode`, {
+    method: 'POST', body: JSON.stringify({ mode: 'REDUCED' }), headers: { 'content-type': 'application/json' },
+  })).json()) as { id: string };
+  assert.equal((await hub.commandDone(mode.id)).state, 'EXECUTED');
+  assert.deepEqual(sets(sim), [{ topic: 'ebusd/700/Z1DayTemp/set', payload: '22.5' }, { topic: 'ebusd/700/Z1OpMode/set', payload: 'night' }]);
+  await stored;
+  const after = await read();
+  assert.equal(after.climateState.mode, 'REDUCED');
+  assert.deepEqual(after.climateState.temperatureTargets[0], { mode: 'HEAT', temperature: 22.5 });
+
+  // Refused at the door: a mode the controller has no word for, a setpoint beyond its range.
+  const cool = await post('mode', { mode: 'COOL' });
+  assert.equal(cool.status, 400);
+  assert.match(JSON.stringify(await cool.json()), /no equivalent of mode COOL; it accepts AUTO, HEAT, REDUCED, OFF/);
+  assert.equal((await post('temperature', { temperature: 35 })).status, 400);
+  assert.equal((await hub.api(`/hvacs/${ZONE}/commands?state=ALL`)).status, 200);
+  const listed = (await (await hub.api(`/hvacs/${ZONE}/commands?state=ALL`)).json()) as unknown[];
+  assert.equal(listed.length, 2, 'refused commands are not stored');
+  assert.equal(sets(sim).length, 2, 'nothing more reached ebusd');
+});
+
 test('ebusd: a write ebusd refuses publishes nothing, so it fails on its timeout; out-of-range values are never sent', async (t) => {
   const { hub, sim } = await setup(t, { commands: { confirmTimeoutSeconds: 1 } });
   sim.faults.rejecting = true;

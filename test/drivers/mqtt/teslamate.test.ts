@@ -23,7 +23,7 @@ async function setup(t: import('node:test').TestContext, binding: Record<string,
   const charger = new GoESim(hub.broker.url, '012345');
   t.after(() => car.stop());
   t.after(() => charger.stop());
-  const carOnline = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.isOnline && e.device.state?.['rangeKm'] === 301.4);
+  const carOnline = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.isOnline && e.device.state?.['isClimateOn'] === false);
   const chargerOnline = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.isOnline);
   await car.start();
   await charger.start();
@@ -38,6 +38,8 @@ test('teslamate: the car\'s topics become its telemetry, and a charging session 
   assert.ok(stored.lastUpdatedMs !== null && stored.lastUpdatedMs > Date.parse('2026-11-01T00:00:00Z'));
   assert.deepEqual({ ...stored.state, lastUpdated: undefined }, {
     lastUpdated: undefined, stateOfCharge: 64, chargeLimit: 80, chargingState: 'UNPLUGGED', isPlugged: false, rangeKm: 301.4,
+    chargingTimeRemainingMinutes: 0, chargeCurrentMax: 16, odometerKm: 48211, latitude: 52.520008, longitude: 13.404954,
+    insideTemperature: 19.5, isClimateOn: false,
   });
 
   const charging = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['chargingState'] === 'CHARGING');
@@ -51,6 +53,38 @@ test('teslamate: the car\'s topics become its telemetry, and a charging session 
   const stopped = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['chargeRate'] === undefined);
   await car.set('charger_power', null);
   await stopped;
+});
+
+test('teslamate: GET /vehicles/{id} shows the car\'s charge state, odometer, location and climate in the API\'s shape', async (t) => {
+  const { hub, car } = await setup(t);
+  const read = async () => {
+    const res = await hub.api(`/vehicles/${VEHICLE}`);
+    assert.equal(res.status, 200);
+    return (await res.json()) as Record<string, any>;
+  };
+  const body = await read();
+  const stamp = body.lastUpdated;
+  assert.match(stamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+  assert.deepEqual(body.chargeState, {
+    lastUpdated: stamp, stateOfCharge: 64, estimatedRange: 301, chargeLimitMax: 80, chargingTimeRemaining: 0, chargeCurrentMax: 16,
+    isPlugged: false, chargingState: 'UNPLUGGED',
+  });
+  assert.deepEqual(body.odometer, { lastUpdated: stamp, odometer: 48211 });
+  assert.deepEqual(body.location, { lastUpdated: stamp, latitude: 52.520008, longitude: 13.404954 });
+  assert.deepEqual(body.climateState, { lastUpdated: stamp, isClimateOn: false, temperatureCurrent: 19.5 });
+  const owned = (await (await hub.api(`/users/${body.userId}/vehicles/${VEHICLE}`)).json()) as Record<string, any>;
+  assert.equal(owned.chargeState.stateOfCharge, 64);
+
+  // Charging: the rate and the time left (TeslaMate's hours, in minutes) show; the car's actual current is no field of the API.
+  const charging = hub.event((e) => e.type === 'update' && e.device.id === VEHICLE && e.device.state?.['chargingTimeRemainingMinutes'] === 110);
+  await car.startCharging(11.2, 16);
+  await car.set('time_to_full_charge', 1.83);
+  await charging;
+  const now = await read();
+  assert.equal(now.chargeState.chargingState, 'CHARGING');
+  assert.equal(now.chargeState.chargeRate, 11.2);
+  assert.equal(now.chargeState.chargingTimeRemaining, 110);
+  assert.equal(now.chargeState.isPlugged, true);
 });
 
 test('teslamate: healthy=false shows the car offline, healthy=true brings it back', async (t) => {
@@ -93,6 +127,18 @@ test('teslamate: SET_CHARGING_SCHEDULE fails at once with a reason: TeslaMate ta
   assert.equal(done.state, 'FAILED');
   assert.match(done.failedReason ?? '', /SET_CHARGING_SCHEDULE is not supported.*teslamate.*accepts no commands/);
   assert.equal(charger.received.length, 0, 'nothing reaches the charger');
+
+  // Through the API: answered FAILED at once with the reason, and told on the command events.
+  const told = hub.event((e) => e.type === 'command' && e.command.type === 'SET_CHARGING_SCHEDULE' && e.command.state === 'FAILED' && e.command.id !== done.id);
+  const res = await hub.api(`/vehicles/${VEHICLE}/commands/charging-schedule`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ schedules: [{ type: 'CHARGE', stateOfChargeTarget: 80, days: ['MONDAY'], start: '01:00', end: '06:00' }] }),
+  });
+  assert.equal(res.status, 200);
+  const answered = (await res.json()) as { id: string; state: string; failedReason: string };
+  assert.equal(answered.state, 'FAILED');
+  assert.match(answered.failedReason, /no local path of this hub sets a vehicle's charging schedule \(SET_CHARGING_SCHEDULE is not offered for this device: what it offers is CHARGING_STOP, CHARGING_START, SET_CHARGING_CURRENT\)/);
+  await told;
 });
 
 test('teslamate: healthy is not retained, so a hub that starts after TeslaMate shows the parked car online from its retained values', async (t) => {

@@ -84,3 +84,43 @@ test('the generic definition sends a TxProfile, which a charger like Easee refus
   const done = await hub.commandDone(hub.submit(CHARGER, 'SET_CHARGING_CURRENT', { current: 11 }).id);
   assert.equal(done.failedReason, 'The charger answered SetChargingProfile with Rejected.');
 });
+
+test('Zaptec: the phases switch over OCPP through the API (charging-phases), read back from its schedule and its meter values', async (t) => {
+  const hub = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP000123', { freeCharging: true }, 'ZAPTEC')]);
+  const sim = hub.sim('ZAP000123', { vendor: 'Zaptec', model: 'ZAPTEC GO', meter: 'zaptec', maxCurrentA: 32 });
+  await sim.connect();
+  await hub.online(CHARGER, true);
+  await sim.startTransaction('card-1');
+  const user = 'household-1';
+  const post = (path: string, body: unknown) => hub.api(`/users/${user}/chargers/${CHARGER}/commands/${path}`, {
+    method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' },
+  });
+  const answer = await post('charging-phases', { phases: 1 });
+  assert.equal(answer.status, 200);
+  const command = (await answer.json()) as { id: string; type: string; state: string };
+  assert.deepEqual([command.type, command.state], ['SET_CHARGING_PHASES', 'PENDING']);
+  const done = await hub.commandDone(command.id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  const profile = sim.received.filter((r) => r.action === 'SetChargingProfile').at(-1)!.payload as { csChargingProfiles: { chargingSchedule: { chargingSchedulePeriod: Record<string, number>[] } } };
+  assert.equal(profile.csChargingProfiles.chargingSchedule.chargingSchedulePeriod[0]!['numberPhases'], 1);
+  assert.equal(sim.phases, 1);
+
+  // Its next meter values carry current on one phase only, which the charger's detail shows.
+  const onePhase = hub.event((e) => e.type === 'update' && e.device.id === CHARGER && e.device.state?.['activePhases'] === 1);
+  await sim.sendStatus('Charging');
+  await sim.sendMeterValues('Sample.Periodic');
+  await onePhase;
+  const detail = (await (await hub.api(`/users/${user}/chargers/${CHARGER}`)).json()) as { chargeState: Record<string, unknown> };
+  assert.equal(detail.chargeState['activePhases'], 1);
+  const listed = (await (await hub.api(`/users/${user}/chargers/${CHARGER}/commands?state=ALL`)).json()) as { type: string; state: string }[];
+  assert.deepEqual(listed.map((c) => `${c.type} ${c.state}`), ['SET_CHARGING_PHASES EXECUTED']);
+
+  // What the charger cannot take is refused at the door, and nothing is stored.
+  const tooMany = await post('charging-phases', { phases: 4 });
+  assert.equal(tooMany.status, 400);
+  const tooHigh = await post('charging-current', { amps: 40 });
+  assert.equal(tooHigh.status, 400);
+  assert.deepEqual(((await tooHigh.json()) as { validationErrors: { field: string }[] }).validationErrors.map((e) => e.field), ['amps']);
+  const after = (await (await hub.api(`/users/${user}/chargers/${CHARGER}/commands?state=ALL`)).json()) as unknown[];
+  assert.equal(after.length, 1);
+});

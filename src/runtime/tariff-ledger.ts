@@ -1,0 +1,121 @@
+// Keeps what tariff prices and hourly consumption need, from the devices' updates: each price a
+// tariff's source publishes (from the quarter hour it was published in, kept 48 hours), and a grid
+// meter's import counter at each hour's start (one row per meter and hour: the flash budget of the
+// telemetry is kept). Then it works out a tariff's consumption: the household's grid import per hour
+// times the price in force (decisions §5).
+import type { DeviceRecord } from '../domain/device.ts';
+import { formatTimestamp } from '../domain/time.ts';
+import type { Store } from '../store/store.ts';
+import type { PriceRow } from '../store/tariff-ledger.ts';
+import type { HubEvents } from './events/hub-events.ts';
+
+const QUARTER_MS = 15 * 60_000;
+const HOUR_MS = 60 * 60_000;
+/** Prices are kept for the last 48 hours (and every later one the source published). */
+export const PRICE_WINDOW_MS = 48 * HOUR_MS;
+/** Hourly counters are kept for 400 days: a year of consumption, at 2000 hours a page. */
+const HOURS_KEPT_MS = 400 * 24 * HOUR_MS;
+
+export class TariffLedger {
+  private off: (() => void) | undefined;
+
+  constructor(private readonly store: Store, private readonly events: HubEvents) {}
+
+  start(): void {
+    this.off = this.events.on((event) => {
+      if (event.type !== 'update') return;
+      if (event.device.kind === 'tariff') this.priceSeen(event.device, event.atMs);
+      else if (event.device.kind === 'meter') this.counterSeen(event.device, event.atMs);
+    });
+  }
+
+  stop(): void {
+    this.off?.();
+    this.off = undefined;
+  }
+
+  /** A price differing from the last one recorded is in force from the quarter hour it came in. */
+  priceSeen(tariff: DeviceRecord, atMs: number): void {
+    const price = tariff.state?.['pricePerKwh'];
+    if (typeof price !== 'number' || !Number.isFinite(price)) return;
+    if (this.store.tariffLedger.latestPrice(tariff.id)?.totalPrice === price) return;
+    this.store.tariffLedger.recordPrice(tariff.id, Math.floor(atMs / QUARTER_MS) * QUARTER_MS, price, atMs - PRICE_WINDOW_MS);
+    this.events.emit({ type: 'price.update', device: tariff, prices: tariffPrices(this.store, tariff.id, atMs), atMs });
+  }
+
+  /** The import counter's first reading in an hour stands for the hour's start. */
+  counterSeen(meter: DeviceRecord, atMs: number): void {
+    const counter = meter.state?.['energyImported'];
+    if (typeof counter !== 'number' || !Number.isFinite(counter)) return;
+    this.store.tariffLedger.recordHour(meter.id, Math.floor(atMs / HOUR_MS) * HOUR_MS, counter, atMs - HOURS_KEPT_MS);
+  }
+}
+
+export interface PriceJson {
+  startDate: string;
+  totalPrice: number;
+}
+
+/** A tariff's prices of the last 48 hours and those ahead, oldest first. */
+export function tariffPrices(store: Store, tariffId: string, nowMs: number): PriceJson[] {
+  return store.tariffLedger.prices(tariffId, nowMs - PRICE_WINDOW_MS).map((row) => ({ startDate: formatTimestamp(row.startMs), totalPrice: row.totalPrice }));
+}
+
+/**
+ * The household's grid meter (decisions §5): the meter of the tariff's user whose binding says
+ * `role: grid`, else the user's only meter; none otherwise.
+ */
+export function gridMeterOf(store: Store, userId: string): DeviceRecord | undefined {
+  const meters = store.devices.list({ kind: 'meter', ownerId: userId }, { page: 0, size: 100, sortField: 'VENDOR', sortOrder: 'ASC' }).items;
+  return meters.find((meter) => meter.driver?.['role'] === 'grid') ?? (meters.length === 1 ? meters[0] : undefined);
+}
+
+export interface ConsumptionPage {
+  content: { startDate: string; endDate: string; consumption: number; cost?: number }[];
+  totalElements: number;
+  totalPages: number;
+}
+
+/**
+ * A page of hourly consumption, newest first: an hour whose start and end counters are both known
+ * gives energy = end − start (a counter that went back is a meter swap: that hour is left out) and
+ * cost = energy × the time-weighted price of the hour's quarters (consumption taken as even within
+ * the hour; the counter is read once an hour). An hour without a known price has no cost.
+ */
+export function tariffConsumption(store: Store, tariff: DeviceRecord, page: number, size: number): ConsumptionPage {
+  const meter = gridMeterOf(store, tariff.userId);
+  if (!meter) return { content: [], totalElements: 0, totalPages: 0 };
+  // Hours are counted by pairs of consecutive counters; the pages are read over the counters.
+  const hours = store.tariffLedger.hours(meter.id, size + 1, page * size);
+  const content: ConsumptionPage['content'] = [];
+  const prices = hours.length > 1 ? store.tariffLedger.prices(tariff.id, hours.at(-1)!.hourMs) : [];
+  for (let i = 0; i + 1 < hours.length; i++) {
+    const end = hours[i]!;
+    const start = hours[i + 1]!;
+    if (end.hourMs - start.hourMs !== HOUR_MS || end.importKwh < start.importKwh) continue;
+    const energy = round(end.importKwh - start.importKwh, 3);
+    const entry: ConsumptionPage['content'][number] = { startDate: formatTimestamp(start.hourMs), endDate: formatTimestamp(end.hourMs), consumption: energy };
+    const price = meanPrice(prices, start.hourMs);
+    if (price !== undefined) entry.cost = round(energy * price, 4);
+    content.push(entry);
+  }
+  const total = Math.max(0, store.tariffLedger.hourCount(meter.id) - 1);
+  return { content, totalElements: total, totalPages: Math.ceil(total / size) };
+}
+
+/** The mean of the prices in force over the hour's four quarters; undefined when one is unknown. */
+function meanPrice(prices: readonly PriceRow[], hourMs: number): number | undefined {
+  let sum = 0;
+  for (let quarter = 0; quarter < 4; quarter++) {
+    const at = hourMs + quarter * QUARTER_MS;
+    const inForce = prices.filter((p) => p.startMs <= at).at(-1);
+    if (!inForce) return undefined;
+    sum += inForce.totalPrice;
+  }
+  return sum / 4;
+}
+
+function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

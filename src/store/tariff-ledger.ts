@@ -1,0 +1,84 @@
+// The tariff_prices and meter_hours tables (migration 006): prices as a tariff's source published
+// them, and a grid meter's import counter at each hour's start. Both are small: a price row per
+// change (at most one a quarter hour, 48 hours kept), a counter row per meter and hour.
+import type { Statement } from 'better-sqlite3';
+import type { Db } from './db.ts';
+
+export interface PriceRow {
+  startMs: number;
+  totalPrice: number;
+}
+
+export interface MeterHour {
+  hourMs: number;
+  importKwh: number;
+}
+
+export class TariffLedgerRepository {
+  private readonly putPrice: Statement;
+  private readonly lastPrice: Statement<[string]>;
+  private readonly pricesFrom: Statement;
+  private readonly prunePrices: Statement;
+  private readonly putHour: Statement;
+  private readonly hoursOf: Statement;
+  private readonly countHours: Statement<[string]>;
+  private readonly pruneHours: Statement;
+  private readonly forgetPrices: Statement<[string]>;
+  private readonly forgetHours: Statement<[string]>;
+
+  constructor(db: Db) {
+    this.putPrice = db.prepare('INSERT OR REPLACE INTO tariff_prices (tariff_id, start_at, total_price) VALUES (?, ?, ?)');
+    this.lastPrice = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? ORDER BY start_at DESC LIMIT 1');
+    // The price in force at `from` (the last one starting before it) and every later one.
+    this.pricesFrom = db.prepare(`SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices
+      WHERE tariff_id = @id AND start_at >= coalesce((SELECT max(start_at) FROM tariff_prices WHERE tariff_id = @id AND start_at <= @from), @from)
+      ORDER BY start_at`);
+    this.prunePrices = db.prepare(`DELETE FROM tariff_prices WHERE tariff_id = @id
+      AND start_at < (SELECT max(start_at) FROM tariff_prices WHERE tariff_id = @id AND start_at <= @before)`);
+    this.putHour = db.prepare('INSERT OR IGNORE INTO meter_hours (meter_id, hour_at, import_kwh) VALUES (?, ?, ?)');
+    this.hoursOf = db.prepare(`SELECT hour_at AS hourMs, import_kwh AS importKwh FROM meter_hours WHERE meter_id = @id
+      ORDER BY hour_at DESC LIMIT @limit OFFSET @offset`);
+    this.countHours = db.prepare('SELECT count(*) AS n FROM meter_hours WHERE meter_id = ?');
+    this.pruneHours = db.prepare('DELETE FROM meter_hours WHERE meter_id = ? AND hour_at < ?');
+    this.forgetPrices = db.prepare('DELETE FROM tariff_prices WHERE tariff_id = ?');
+    this.forgetHours = db.prepare('DELETE FROM meter_hours WHERE meter_id = ?');
+  }
+
+  /** The latest price recorded for a tariff. */
+  latestPrice(tariffId: string): PriceRow | undefined {
+    return this.lastPrice.get(tariffId) as PriceRow | undefined;
+  }
+
+  /** Records a price in force from `startMs`, and forgets those no longer in force before `keepFromMs`. */
+  recordPrice(tariffId: string, startMs: number, totalPrice: number, keepFromMs: number): void {
+    this.putPrice.run(tariffId, startMs, totalPrice);
+    this.prunePrices.run({ id: tariffId, before: keepFromMs });
+  }
+
+  /** The price in force at `fromMs` and every later one, oldest first. */
+  prices(tariffId: string, fromMs: number): PriceRow[] {
+    return this.pricesFrom.all({ id: tariffId, from: fromMs }) as PriceRow[];
+  }
+
+  /** A meter's counter at an hour's start: the first reading in that hour stands. True when new. */
+  recordHour(meterId: string, hourMs: number, importKwh: number, keepFromMs: number): boolean {
+    const added = this.putHour.run(meterId, hourMs, importKwh).changes > 0;
+    if (added) this.pruneHours.run(meterId, keepFromMs);
+    return added;
+  }
+
+  /** A meter's hourly counters, newest first. */
+  hours(meterId: string, limit: number, offset: number): MeterHour[] {
+    return this.hoursOf.all({ id: meterId, limit, offset }) as MeterHour[];
+  }
+
+  hourCount(meterId: string): number {
+    return (this.countHours.get(meterId) as { n: number }).n;
+  }
+
+  /** A deleted device's rows. */
+  forget(deviceId: string): void {
+    this.forgetPrices.run(deviceId);
+    this.forgetHours.run(deviceId);
+  }
+}
