@@ -58,7 +58,6 @@ export class HealthMonitor {
       // pages can be written is the storage's to say (writes report there, it probes with one).
       this.db.exec('BEGIN IMMEDIATE; ROLLBACK');
     } catch (err) {
-      if (this.db.inTransaction) this.db.exec('ROLLBACK');
       if (!this.storage?.report(err)) restartWorthy.push(`database not writable (${(err as { code?: string }).code ?? 'error'})`);
     }
     for (const source of this.sources) {

@@ -3,7 +3,8 @@
 // with SQLITE_IOERR_* or SQLITE_READONLY_*; in both the statement's transaction is rolled back and the
 // database stays intact, so the hub keeps what it was writing and tries again once the card takes
 // writes (storage-health.ts). Anything else is a bug and is left to fail as before.
-import { accessSync, constants, statfsSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, rmdirSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** Why the data file system takes no writes. */
 export type StorageFaultKind = 'full' | 'read-only' | 'failing';
@@ -64,9 +65,17 @@ export function freeSpace(dir: string): FreeSpace | undefined {
   }
 }
 
+/**
+ * Whether the kernel refuses writes there. access(W_OK) sees a read-only mount; an ext4 that went
+ * read-only after an error (emergency_ro on newer kernels) still looks writable to it, so a
+ * directory is made and removed at once (once per fault, never per write).
+ */
 function isReadOnly(dir: string): boolean {
+  const check = join(dir, `.hub-write-check-${process.pid}`);
   try {
     accessSync(dir, constants.W_OK);
+    mkdirSync(check);
+    rmdirSync(check);
     return false;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EROFS';
