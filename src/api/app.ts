@@ -73,6 +73,9 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
         throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
       },
     }),
+    checkWritable: () => {
+      if (!deps.store.storage.writable) throw storageUnavailable(deps.store.storage.unavailable());
+    },
   };
   const api = new Hono();
   api.get('/openapi.json', (c) => {
