@@ -14,6 +14,7 @@ import { drivenRecord, startMqttHub } from '../support/mqtt-hub.ts';
 import { until } from '../support/process.ts';
 import { fill, mountExt4, mountTmpfs } from '../support/mounts.ts';
 import { Store } from '../../src/store/store.ts';
+import { silentLogger } from '../../src/log.ts';
 import { StorageUnavailable } from '../../src/store/storage-fault.ts';
 
 const HEAT_PUMP = '6f1c2a4e-0000-4000-8000-0000000a0001';
@@ -118,6 +119,26 @@ test('a card turned read-only by the kernel (errors=remount-ro) refuses writes w
   assert.equal((await hub.api(`/hvacs`)).status, 200);
   // A clean stop flushes the drivers' last values into a card that refuses them: it still stops.
   await hub.stop();
+});
+
+test('below the low-space threshold the storage warns (the words /health and the status line show), before the card is full', async (t) => {
+  const mount = mountTmpfs(t, 8 * 1024 * 1024);
+  if (!mount) return;
+  const store = Store.open(join(mount, 'hub.db'));
+  t.after(() => store.close());
+  // 5 % of 8 MB (410 kB) is below 50 MB: that is the threshold.
+  store.storage.start(silentLogger(), { lowSpaceBytes: 50 * 1024 * 1024, lowSpacePercent: 5 });
+  assert.equal(store.storage.lowOnSpace, false);
+  const free = store.storage.space()!.freeBytes;
+  writeFileSync(join(mount, 'old-backup'), Buffer.alloc(free - 200 * 1024));
+  store.storage.checkSpace();
+  assert.equal(store.storage.lowOnSpace, true);
+  assert.match(store.storage.problems()[0] ?? '', /^storage low on space, \d+ kB free of 8\.0 MB$/);
+  assert.ok(store.storage.writable, 'still writable: a warning, not a fault');
+  rmSync(join(mount, 'old-backup'));
+  store.storage.checkSpace();
+  assert.equal(store.storage.lowOnSpace, false);
+  assert.deepEqual(store.storage.problems(), []);
 });
 
 test('at start-up, an empty, foreign or damaged hub.db is refused with its name and the next step, and left as it was', async (t) => {
