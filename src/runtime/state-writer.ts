@@ -95,7 +95,13 @@ export class StateWriter {
     const merged: DeviceRecord = { ...device, model, staticData: { ...stored, ...fields } };
     const staticData = stampedStaticData(merged, device, nowMs);
     if (staticData === device.staticData) return false;
-    return this.devices.updateStatic(id, model, staticData);
+    try {
+      return this.devices.updateStatic(id, model, staticData);
+    } catch (err) {
+      // A card that takes no writes: read again when the device is next reached.
+      if (!this.storage?.report(err)) throw err;
+      return false;
+    }
   }
 
   /** Reachability alone (a failed read, or an answer with nothing new). */

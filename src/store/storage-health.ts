@@ -28,7 +28,7 @@ export const DEFAULT_STORAGE_SETTINGS: StorageSettings = {
   lowSpaceBytes: 50 * 1024 * 1024,
   lowSpacePercent: 5,
   probeMinMs: 100,
-  probeMaxMs: 2_000,
+  probeMaxMs: 1_000,
   reserveBytes: 256 * 1024,
 };
 
