@@ -14,6 +14,7 @@ import { drivenRecord, startMqttHub } from '../support/mqtt-hub.ts';
 import { until } from '../support/process.ts';
 import { fill, mountExt4, mountTmpfs } from '../support/mounts.ts';
 import { Store } from '../../src/store/store.ts';
+import { ocppCharger, startOcppHub } from '../support/ocpp-hub.ts';
 import { silentLogger } from '../../src/log.ts';
 import { StorageUnavailable } from '../../src/store/storage-fault.ts';
 
@@ -119,6 +120,28 @@ test('a card turned read-only by the kernel (errors=remount-ro) refuses writes w
   assert.equal((await hub.api(`/hvacs`)).status, 200);
   // A clean stop flushes the drivers' last values into a card that refuses them: it still stops.
   await hub.stop();
+});
+
+test('an OCPP transaction the card cannot store is refused, and taken once the charger sends it again after space is freed', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const charger = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c31';
+  const hub = await startOcppHub(t, [ocppCharger(charger, 'CP-FULL', { freeCharging: true })], { dataDir: join(mount, 'data') });
+  const sim = hub.sim('CP-FULL');
+  await sim.connect();
+  await hub.online(charger, true);
+
+  const filler = fill(mount);
+  await assert.rejects(sim.startTransaction('card-1'), /cannot store this now \(storage full\)/);
+  assert.deepEqual(hub.daemon.db.ocpp.running('CP-FULL'), []);
+  assert.equal(hub.daemon.db.storage.writable, false);
+
+  rmSync(filler);
+  await new Promise<void>((resolve) => hub.daemon.db.storage.whenWritable(resolve));
+  await sim.startTransaction('card-1');
+  const running = hub.daemon.db.ocpp.running('CP-FULL');
+  assert.equal(running.length, 1);
+  assert.equal(running[0]!.id, sim.transactionId);
 });
 
 test('below the low-space threshold the storage warns (the words /health and the status line show), before the card is full', async (t) => {
