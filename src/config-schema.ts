@@ -88,6 +88,15 @@ export const ConfigSchema = z.strictObject({
   telemetry: z.strictObject({
     persistIntervalSeconds: z.int().min(0).max(24 * 3600).default(300),
   }).prefault({}),
+  /**
+   * The data file system (an SD card): below `lowSpaceMegabytes` free, or below `lowSpacePercent`
+   * of its size when that is smaller, the hub warns (log, /health, /metrics) and writes telemetry
+   * four times less often (docs/durability.md).
+   */
+  storage: z.strictObject({
+    lowSpaceMegabytes: z.number().min(0).default(50),
+    lowSpacePercent: z.number().min(0).max(100).default(5),
+  }).prefault({}),
   /** The cloud relay: an outbound MQTT 5 connection (TLS) through which partner calls arrive. */
   relay: z.strictObject({
     url: z.string().regex(/^(mqtts?|wss?):\/\/[^/]+/, 'must be an mqtt://, mqtts://, ws:// or wss:// URL'),

@@ -43,6 +43,9 @@ import type { HttpRuntime } from './runtime/http/http-runtime.ts';
 import type { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
 import type { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 
+/** With the card low on space, telemetry is written at every this many intervals. */
+const LOW_SPACE_TELEMETRY_STRIDE = 4;
+
 /** How long requests in flight get to finish when the hub stops. */
 const SERVER_CLOSE_GRACE_MS = 5000;
 
@@ -195,20 +198,35 @@ export class Daemon {
   private holdTelemetry(store: Store, intervalSeconds: number): void {
     store.devices.holdTelemetry = intervalSeconds > 0;
     if (intervalSeconds === 0) return;
+    let ticks = 0;
     this.telemetryTimer = setInterval(() => {
-      try {
-        store.devices.persistLive();
-      } catch (err) {
-        this.options.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'telemetry could not be written; kept for the next interval');
-      }
+      // A card low on space is written four times less often; one that takes no writes is written
+      // once it does again (below), not at every tick.
+      if (store.storage.lowOnSpace && ++ticks % LOW_SPACE_TELEMETRY_STRIDE !== 0) return;
+      if (store.storage.writable) this.persistTelemetry(store);
     }, intervalSeconds * 1000);
     this.telemetryTimer.unref();
+  }
+
+  /** Writes the devices' latest values; a card that refuses keeps them in memory for later. */
+  private persistTelemetry(store: Store): void {
+    try {
+      store.devices.persistLive();
+    } catch (err) {
+      if (!store.storage.report(err)) {
+        this.options.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'telemetry could not be written; kept for the next interval');
+      }
+    }
   }
 
   private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     this.store = Store.open(databasePath(config));
+    this.store.storage.start(log, {
+      lowSpaceBytes: config.storage.lowSpaceMegabytes * 1024 * 1024,
+      lowSpacePercent: config.storage.lowSpacePercent,
+    });
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
@@ -292,7 +310,7 @@ export class Daemon {
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);
-    this.health = new HealthMonitor(this.store.db);
+    this.health = new HealthMonitor(this.store.db, this.store.storage);
     this.health.start();
     for (const family of this.families) family.watch?.(this.metrics, this.health, () => clock.now());
     watchCommands(this.worker, this.metrics);
@@ -359,8 +377,9 @@ export class Daemon {
     this.broker = undefined;
     if (this.telemetryTimer) clearInterval(this.telemetryTimer);
     this.telemetryTimer = undefined;
-    // The drivers' last values, written before the database closes.
-    this.store?.devices.persistLive();
+    // The drivers' last values, written before the database closes (unless the card refuses them:
+    // then they are lost, as at a power cut, and the hub still stops cleanly).
+    if (this.store) this.persistTelemetry(this.store);
     this.store?.close();
     this.store = undefined;
     this.options.log.info('hub stopped');

@@ -63,7 +63,7 @@ async function main(): Promise<void> {
     await notifier.notify(`READY=1\nSTATUS=listening on ${daemon.url}\nMAINPID=${process.pid}`);
     const periodMs = watchdogIntervalMs();
     if (periodMs) {
-      watchdog = new Watchdog(notifier, daemon.healthMonitor, periodMs, systemClock, log);
+      watchdog = new Watchdog(notifier, daemon.healthMonitor, periodMs, systemClock, log, `listening on ${daemon.url}`);
       watchdog.start();
     }
   }

@@ -5,7 +5,8 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import type { ApiDeps } from './deps.ts';
-import { ApiError } from './errors.ts';
+import { ApiError, storageUnavailable } from './errors.ts';
+import { StorageUnavailable } from '../store/storage-fault.ts';
 import { apiKeyCheck } from './auth.ts';
 import type { Gate, OperationRouter, OperationSpec } from './operation.ts';
 import { json, secure } from './respond.ts';
@@ -74,6 +75,9 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
         throw new ApiError('PAYLOAD_TOO_LARGE', `Request body larger than ${deps.settings.bodyLimitBytes} bytes`);
       },
     }),
+    checkWritable: () => {
+      if (!deps.store.storage.writable) throw storageUnavailable(deps.store.storage.unavailable());
+    },
   };
   const api = new Hono();
   api.get('/openapi.json', (c) => {
@@ -138,6 +142,11 @@ function renderError(err: Error, c: Context, deps: ApiDeps): Response {
   let error: ApiError;
   if (err instanceof ApiError) {
     error = err;
+  } else if (err instanceof StorageUnavailable) {
+    error = storageUnavailable(err);
+  } else if (deps.store.storage.report(err)) {
+    // A write the card refused (full, read-only): rolled back, nothing acknowledged.
+    error = storageUnavailable(deps.store.storage.unavailable());
   } else if (err instanceof HTTPException && err.status < 500) {
     error = new ApiError(err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST');
   } else if (bodyCutOff(err, c)) {
@@ -148,7 +157,9 @@ function renderError(err: Error, c: Context, deps: ApiDeps): Response {
     error = new ApiError('INTERNAL_SERVER_ERROR');
   }
   const context = { errorId: id, errorCode: error.code, status: error.status, method: c.req.method, path: c.req.path };
-  if (error.status >= 500) deps.log.error({ ...context, cause: describeCause(err) }, 'request failed');
+  // A storage fault is logged once by the storage (storage-health.ts), not at every refused write.
+  if (error.code === 'STORAGE_UNAVAILABLE') deps.log.info(context, 'request refused: storage not writable');
+  else if (error.status >= 500) deps.log.error({ ...context, cause: describeCause(err) }, 'request failed');
   else deps.log.info(context, 'request rejected');
   const body: Record<string, unknown> = { errorCode: error.code, id, message: error.message };
   if (error.validationErrors) body['validationErrors'] = error.validationErrors;

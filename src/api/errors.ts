@@ -22,6 +22,7 @@ export const ERROR_STATUS = {
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
   DEVICE_IS_DISCONNECTED: 503,
+  STORAGE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -39,9 +40,11 @@ const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
   TOO_MANY_REQUESTS: 'Too many requests',
   INTERNAL_SERVER_ERROR: 'Internal server error',
   DEVICE_IS_DISCONNECTED: 'Device is disconnected',
+  STORAGE_UNAVAILABLE: 'The hub cannot store writes now; try again later',
 };
 
 import type { ValidationError } from '../domain/validation.ts';
+import type { StorageUnavailable } from '../store/storage-fault.ts';
 export type { ValidationError };
 
 export class ApiError extends Error {
@@ -69,6 +72,14 @@ export function notFound(kind: DeviceKind, id: string): ApiError {
 
 export function badRequest(validationErrors: ValidationError[]): ApiError {
   return new ApiError('BAD_REQUEST', 'Bad request', validationErrors);
+}
+
+/**
+ * A write the hub could not store (the card is full or read-only): 503 with Retry-After, and a
+ * message that says which. Nothing was acknowledged (decisions.md §5).
+ */
+export function storageUnavailable(err: StorageUnavailable): ApiError {
+  return new ApiError('STORAGE_UNAVAILABLE', err.message, undefined, { 'Retry-After': String(err.retryAfterSeconds) });
 }
 
 export function disconnected(kind: DeviceKind, id: string): ApiError {

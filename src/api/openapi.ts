@@ -9,8 +9,11 @@ import type { OperationExample } from './examples.ts';
 type JsonSchema = Record<string, unknown>;
 
 const ALWAYS: ErrorCode[] = ['UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_SERVER_ERROR'];
-/** The body limit guards every request that can carry a body, declared or not; a GET carries none. */
-const WITH_BODY: ErrorCode[] = ['PAYLOAD_TOO_LARGE'];
+/**
+ * The body limit guards every request that can carry a body, declared or not; a GET carries none.
+ * And any of them may write, which a full or read-only card refuses (decisions.md §5).
+ */
+const WITH_BODY: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'STORAGE_UNAVAILABLE'];
 
 class SchemaCollector {
   readonly components: Record<string, JsonSchema> = {};
@@ -94,7 +97,9 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      responses[String(status)] = { description: list.join(', '), content: { 'application/json': { schema: errorRef } } };
+      const response: JsonSchema = { description: list.join(', '), content: { 'application/json': { schema: errorRef } } };
+      if (list.includes('STORAGE_UNAVAILABLE')) response['headers'] = { 'Retry-After': headerSchema('Retry-After') };
+      responses[String(status)] = response;
     }
 
     const operation: JsonSchema = {

@@ -46,6 +46,8 @@ export interface Gate {
   checkKey(c: Context): void;
   /** Hono's bodyLimit middleware: 413 past the limit. */
   limitBody: MiddlewareHandler;
+  /** Throws 503 STORAGE_UNAVAILABLE while the card takes no writes: a write is refused before it is acknowledged. */
+  checkWritable(c: Context): void;
 }
 
 export class OperationRouter {
@@ -60,7 +62,7 @@ export class OperationRouter {
 
   /**
    * Mounts each operation on `app` as a single handler: key check, body limit, validation, then the
-   * operation. Without middleware Hono calls that handler directly, so a GET answered without
+   * operation (one that may write is refused first while the storage takes no writes). Without middleware Hono calls that handler directly, so a GET answered without
    * awaiting anything goes out without a promise in between (see respond.ts).
    */
   mount(app: Hono, gate: Gate): void {
@@ -85,6 +87,7 @@ export class OperationRouter {
       }
       app.on(spec.method.toUpperCase(), path, async (c) => {
         gate.checkKey(c);
+        gate.checkWritable(c);
         let response: Response | undefined;
         await gate.limitBody(c, async () => {
           response = await answer(c, spec.body ? await readJsonBody(c) : undefined);

@@ -1,4 +1,4 @@
-// Operational endpoints beside the device API: GET /health (no key, says only up or down) and
+// Operational endpoints beside the device API: GET /health (no key: up or down, and what is wrong) and
 // GET /metrics (Prometheus text, behind a key).
 import { DiskWriteMeter } from '../runtime/observability/disk-writes.ts';
 import { Hono } from 'hono';
@@ -16,9 +16,13 @@ export function opsRoutes(deps: ApiDeps, ops: OpsDeps): Hono {
   const app = new Hono();
   app.get('/health', (c) => {
     const report = ops.health.check(deps.clock.now());
-    if (!report.healthy) deps.log.warn({ problems: report.problems }, 'health check failed');
+    if (report.restartWorthy.length > 0) deps.log.warn({ problems: report.restartWorthy }, 'health check failed');
     c.header('Cache-Control', 'no-store');
-    return c.json({ status: report.healthy ? 'up' : 'down' }, report.healthy ? 200 : 503);
+    // What is wrong, in words (storage not writable (full), the free space…); nothing secret.
+    const body: Record<string, unknown> = { status: report.healthy ? 'up' : 'down' };
+    if (report.problems.length > 0) body['problems'] = report.problems;
+    if (report.warnings.length > 0) body['warnings'] = report.warnings;
+    return c.json(body, report.healthy ? 200 : 503);
   });
   app.use('/metrics', requireApiKey(deps));
   app.get('/metrics', (c) => c.body(ops.metrics.render(), 200, {
@@ -44,5 +48,11 @@ export function registerHubMetrics(deps: ApiDeps, ops: OpsDeps): void {
     metrics.gauge('hub_disk_written_bytes', 'Bytes the hub process has written to storage since start (/proc/self/io write_bytes)', () => disk.written());
     metrics.gauge('hub_disk_written_bytes_per_hour', 'Bytes written to storage per hour, averaged since start (0 in the first minute)', () => disk.perHour());
   }
+  const { storage } = deps.store;
+  metrics.gauge('hub_storage_writable', 'Whether the data file system takes writes (1) or is full or read-only (0)', () => (storage.writable ? 1 : 0));
+  metrics.gauge('hub_storage_low_space', 'Whether free space on the data file system is below the warning threshold (1) or not (0)', () => (storage.lowOnSpace ? 1 : 0));
+  metrics.gauge('hub_storage_free_bytes', 'Free bytes on the data file system', () => storage.space()?.freeBytes ?? 0);
+  metrics.counterOf('hub_storage_write_errors_total', 'Writes the storage refused (full, read-only, I/O errors) since start', () => storage.writeErrors);
+  metrics.counterOf('hub_storage_recoveries_total', 'Times the storage took writes again after a fault, since start', () => storage.recoveries);
   metrics.gauge('hub_telemetry_unsaved_devices', 'Devices whose latest values are in memory, not yet written to the database', () => deps.store.devices.liveCount);
 }

@@ -1,12 +1,16 @@
 // Batches what the drivers report into few SQLite writes. The hub lives on an SD card, so a row is
 // written only when something really changed: the state's values (then lastUpdated moves too) or
 // the device's reachability. What was last written is kept in memory to compare against, and all
-// pending changes go to the store in one transaction per flush.
+// pending changes go to the store in one transaction per flush. A flush the storage refuses (full,
+// read-only) keeps its batch, and readers keep seeing it (devices.ts keepLive); the next flush after
+// the card takes writes again writes it. It never throws for a storage fault: it runs from timers
+// and event handlers.
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 import { ownMakerModel } from '../domain/maker.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { DeviceRepository } from '../store/devices.ts';
 import type { Db } from '../store/db.ts';
+import type { StorageHealth } from '../store/storage-health.ts';
 import type { HubEvents } from './events/hub-events.ts';
 
 interface Written {
@@ -27,7 +31,12 @@ export class StateWriter {
   private readonly pending = new Map<string, Pending>();
 
   /** With `events`, every flushed change is told as an `update` (or `offline`) event. */
-  constructor(private readonly db: Db, private readonly devices: DeviceRepository, private readonly events?: HubEvents) {}
+  constructor(
+    private readonly db: Db,
+    private readonly devices: DeviceRepository,
+    private readonly events?: HubEvents,
+    private readonly storage?: Pick<StorageHealth, 'report'>,
+  ) {}
 
   /** Remembers what the store holds for a device, so the first report is compared with it. */
   track(device: DeviceRecord): void {
@@ -86,7 +95,13 @@ export class StateWriter {
     const merged: DeviceRecord = { ...device, model, staticData: { ...stored, ...fields } };
     const staticData = stampedStaticData(merged, device, nowMs);
     if (staticData === device.staticData) return false;
-    return this.devices.updateStatic(id, model, staticData);
+    try {
+      return this.devices.updateStatic(id, model, staticData);
+    } catch (err) {
+      // A card that takes no writes: read again when the device is next reached.
+      if (!this.storage?.report(err)) throw err;
+      return false;
+    }
   }
 
   /** Reachability alone (a failed read, or an answer with nothing new). */
@@ -108,14 +123,20 @@ export class StateWriter {
     const batch = [...this.pending];
     this.pending.clear();
     const gone: string[] = [];
-    this.db.transaction(() => {
-      for (const [id, change] of batch) {
-        const ok = change.kind === 'state'
-          ? this.devices.updateState(id, change.state, change.isOnline, change.lastUpdatedMs)
-          : this.devices.setOnline(id, change.isOnline) || this.devices.get(id) !== undefined;
-        if (!ok) gone.push(id);
-      }
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const [id, change] of batch) {
+          const ok = change.kind === 'state'
+            ? this.devices.updateState(id, change.state, change.isOnline, change.lastUpdatedMs)
+            : this.devices.setOnline(id, change.isOnline) || this.devices.get(id) !== undefined;
+          if (!ok) gone.push(id);
+        }
+      })();
+    } catch (err) {
+      if (!this.storage?.report(err)) throw err;
+      this.keep(batch);
+      return [];
+    }
     this.transactions++;
     for (const [id, change] of batch) {
       if (gone.includes(id)) {
@@ -139,6 +160,17 @@ export class StateWriter {
       }
     }
     return written.map(([id]) => id);
+  }
+
+  /** A batch the storage refused goes back to pending, under anything reported since (newer). */
+  private keep(batch: [string, Pending][]): void {
+    for (const [id, change] of batch) {
+      const since = this.pending.get(id);
+      if (!since) this.pending.set(id, change);
+      else if (since.kind === 'online' && change.kind === 'state') this.pending.set(id, { ...change, isOnline: since.isOnline });
+      const latest = this.latest(id);
+      if (latest) this.devices.keepLive(id, latest.state, latest.isOnline, latest.lastUpdatedMs);
+    }
   }
 
   /** The state last written or about to be (what a command confirmation compares with). */

@@ -1,9 +1,10 @@
 // Opens the hub's SQLite database: pragmas for an SD card that may lose power, and the numbered
 // migrations tracked by PRAGMA user_version (each in its own transaction).
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS } from './migrations/index.ts';
+import { classifyStorageFault, isStorageError } from './storage-fault.ts';
 
 export type Db = Database.Database;
 
@@ -14,12 +15,37 @@ export class NewerDatabaseError extends Error {
   }
 }
 
+/**
+ * A database the hub will not open: the message names the file, says the hub has not changed it, and
+ * names the next step. (Start-up exits non-zero with it; the file stays as it was.)
+ */
+export class DatabaseRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DatabaseRefusedError';
+  }
+}
+
+const NEXT_STEP = 'restore a good backup with `hub restore BACKUP-FILE`, or move the file aside to start with an empty database';
+
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 export function openDatabase(path: string): Db {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Database(path);
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    // SQLite would take an empty file as a new database and the hub start with no devices; an empty
+    // hub.db is almost always a write or a restore that failed.
+    if (existsSync(path) && statSync(path).size === 0) {
+      throw new DatabaseRefusedError(`${path} is empty (0 bytes), which is usually a write or a restore that failed; the hub has not changed it. To go on, ${NEXT_STEP}.`);
+    }
+  }
+  let db: Db;
+  try {
+    db = new Database(path);
+  } catch (err) {
+    throw refusal(path, err);
+  }
   try {
     db.pragma('journal_mode = WAL');
     // FULL: every commit (an acknowledged command above all) is on disk before we answer.
@@ -43,8 +69,32 @@ export function openDatabase(path: string): Db {
     return db;
   } catch (err) {
     db.close();
-    throw err;
+    throw refusal(path, err);
   }
+}
+
+/** Says what SQLite's refusal means for this file and what to do, in the installer's words. */
+function refusal(path: string, err: unknown): unknown {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const said = `SQLite says: ${(err as Error).message}`;
+  if (code === 'SQLITE_NOTADB') {
+    return new DatabaseRefusedError(`${path} is not a hub database (${said}); the hub has not changed it. To go on, ${NEXT_STEP}.`);
+  }
+  if (code.startsWith('SQLITE_CORRUPT')) {
+    return new DatabaseRefusedError(`${path} is damaged (${said}); the hub has not changed it. To go on, ${NEXT_STEP}.`);
+  }
+  if (isStorageError(err)) {
+    const dir = dirname(path);
+    const kind = classifyStorageFault(err, dir);
+    if (kind === 'read-only') {
+      return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed ${path}. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`);
+    }
+    if (kind === 'full') {
+      return new DatabaseRefusedError(`the data file system of ${path} is full (${said}); the hub has not changed it. Free space on it (old logs, backups) and start the hub again.`);
+    }
+    return new DatabaseRefusedError(`${path} cannot be opened or written (${said}); the hub has not changed it. Check that ${dir} exists and the hub may write there, and the card for I/O errors (dmesg).`);
+  }
+  return err;
 }
 
 export function migrate(db: Db): void {

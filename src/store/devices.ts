@@ -270,11 +270,24 @@ export class DeviceRepository {
   }
 
   private writeStateNow(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): boolean {
+    // Written first: a write the card refuses leaves the live values (and what readers see) as they were.
+    const result = this.writeState.run(stateRow(id, state, isOnline, lastUpdatedMs));
     this.records.delete(id);
     this.dropLive(id);
-    const result = this.writeState.run(stateRow(id, state, isOnline, lastUpdatedMs));
     this.stateCounts.clear();
     return result.changes > 0;
+  }
+
+  /**
+   * Holds a device's state in memory without writing it: the transaction that wrote it was refused
+   * by the storage (full, read-only), so readers see it from here and persistLive() writes it later.
+   */
+  keepLive(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null): void {
+    if (lastUpdatedMs === null) return;
+    this.live.set(id, { state, isOnline, lastUpdatedMs });
+    this.setStamp.run(id, lastUpdatedMs);
+    this.records.delete(id);
+    this.stateCounts.clear();
   }
 
   /** Marks a device reachable or not; true when that changed anything. */

@@ -10,6 +10,8 @@ import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
 import { TariffLedgerRepository } from './tariff-ledger.ts';
 import { HubScheduleRepository } from './hub-schedules.ts';
+import { StorageHealth } from './storage-health.ts';
+import { dirname } from 'node:path';
 import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
@@ -23,6 +25,8 @@ export class Store {
   readonly hubSchedules: HubScheduleRepository;
   readonly tariffLedger: TariffLedgerRepository;
   readonly membership: DeviceMembership;
+  /** Whether the data file system takes writes; the write paths report faults to it. */
+  readonly storage: StorageHealth;
   private readonly externalWrites: ExternalWrites;
   private lookedThisTurn = false;
   /** How many times sync() found that another process had written: a cheap "anything new?" for pollers. */
@@ -42,6 +46,7 @@ export class Store {
     this.hubSchedules = new HubScheduleRepository(db);
     this.tariffLedger = new TariffLedgerRepository(db);
     this.membership = new DeviceMembership(db);
+    this.storage = new StorageHealth(db, db.memory ? '.' : dirname(db.name));
   }
 
   static open(path: string): Store {
@@ -120,6 +125,7 @@ export class Store {
   }
 
   close(): void {
+    this.storage.stop();
     if (this.db.open) this.db.close();
     // After SQLite let go of its locks: closing any descriptor of the -shm file drops every POSIX
     // lock this process holds on it, SQLite's included (external-writes.ts).

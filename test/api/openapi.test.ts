@@ -529,6 +529,18 @@ test('every operation answers as its document says', async (t) => {
     fresh.hub.store.close(); // the database is gone: every request fails inside the hub
     for (const key of operations) await fresh.expect(500, key, call(key));
   });
+  await t.test('503 STORAGE_UNAVAILABLE with Retry-After for every operation that may write, while the storage refuses writes', async (t) => {
+    const api = conformance.hub(t);
+    const { store } = api.hub;
+    // As a card turned read-only: SQLite refuses the write, and the storage is told.
+    store.db.pragma('query_only = ON');
+    assert.throws(() => store.storage.write(() => store.apiKeys.create('refused', 0)), /read-only/);
+    for (const key of operations.filter((key) => !key.startsWith('get '))) {
+      const refused = await api.expect(503, key, { params: sample(key.split(' ')[1]!), body: '{}', headers: JSON_HEADERS });
+      assert.equal(refused.body.errorCode, 'STORAGE_UNAVAILABLE');
+      assert.ok(refused.res.headers.get('retry-after'));
+    }
+  });
 
   assert.deepEqual(Object.keys(PROBES).sort(), operations, 'every operation has a probe');
   assert.deepEqual(conformance.exercisedOperations(), operations, 'every operation answered its success status');

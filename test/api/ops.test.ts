@@ -40,10 +40,10 @@ test('health is down when the database cannot take a write lock or a poller stal
   const store = Store.open(':memory:');
   t.after(() => store.close());
   const health = new HealthMonitor(store.db);
-  assert.deepEqual(health.check(0), { healthy: true, problems: [] });
+  assert.deepEqual(health.check(0), { healthy: true, problems: [], restartWorthy: [], warnings: [] });
   let stalled: string | null = 'poller stalled for 90 s';
   health.watch({ stalled: () => stalled });
-  assert.deepEqual(health.check(0), { healthy: false, problems: ['poller stalled for 90 s'] });
+  assert.deepEqual(health.check(0), { healthy: false, problems: ['poller stalled for 90 s'], restartWorthy: ['poller stalled for 90 s'], warnings: [] });
   stalled = null;
   store.db.exec('BEGIN IMMEDIATE');
   store.db.pragma('busy_timeout = 0');

@@ -74,7 +74,10 @@ test('the watchdog is fed only while the hub is healthy', () => {
   let healthy = true;
   const watchdog = new Watchdog(
     { notify: async (m) => { sent.push(m); }, close: () => {} },
-    { check: () => ({ healthy, problems: healthy ? [] : ['event loop blocked for 3000 ms'] }) },
+    { check: () => {
+      const problems = healthy ? [] : ['event loop blocked for 3000 ms'];
+      return { healthy, problems, restartWorthy: problems, warnings: [] };
+    } },
     1000, { now: () => 0 }, silentLogger(),
   );
   watchdog.tick();
@@ -83,5 +86,29 @@ test('the watchdog is fed only while the hub is healthy', () => {
   watchdog.tick();
   healthy = true;
   watchdog.tick();
-  assert.deepEqual(sent, ['WATCHDOG=1', 'WATCHDOG=1']);
+  assert.deepEqual(sent.filter((m) => m.startsWith('WATCHDOG')), ['WATCHDOG=1', 'WATCHDOG=1']);
+});
+
+test('a full card is shown on the status line and the watchdog is still fed: a restart would only loop', () => {
+  const sent: string[] = [];
+  let full = false;
+  const watchdog = new Watchdog(
+    { notify: async (m) => { sent.push(m); }, close: () => {} },
+    { check: () => {
+      const problems = full ? ['storage not writable (full), 0 kB free of 6.0 MB'] : [];
+      return { healthy: !full, problems, restartWorthy: [], warnings: [] };
+    } },
+    1000, { now: () => 0 }, silentLogger(), 'listening on http://127.0.0.1:8080',
+  );
+  watchdog.tick();
+  full = true;
+  watchdog.tick();
+  watchdog.tick();
+  full = false;
+  watchdog.tick();
+  assert.deepEqual(sent, [
+    'WATCHDOG=1',
+    'STATUS=storage not writable (full), 0 kB free of 6.0 MB', 'WATCHDOG=1', 'WATCHDOG=1',
+    'STATUS=listening on http://127.0.0.1:8080', 'WATCHDOG=1',
+  ]);
 });

@@ -5,6 +5,11 @@
 // Nothing runs twice: before anything is sent, the attempt is recorded durably (started_at). After a
 // crash, a PENDING command with an attempt may already have reached the device, so it fails with a
 // reason instead of being sent again; one without an attempt resumes, or fails when past its deadline.
+//
+// A card that is full or read-only (store/storage-health.ts) stops nothing: a command is not sent
+// until its attempt could be recorded, and an outcome that could not be written is kept in memory
+// and written (then told) once the card takes writes again. Killed meanwhile, the hub finds the
+// attempt and fails the command as above: never twice.
 import type { Logger } from 'pino';
 import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
@@ -42,6 +47,14 @@ interface DeviceQueue {
   running: { command: CommandRecord; abort: AbortController; done: Promise<void> } | undefined;
 }
 
+/** An outcome the store could not take yet (the card is full or read-only). */
+interface HeldOutcome {
+  command: CommandRecord;
+  state: 'EXECUTED' | 'FAILED';
+  reason: string | null;
+  atMs: number;
+}
+
 interface Target {
   executor: CommandExecutor;
   device: DeviceRecord;
@@ -62,6 +75,8 @@ export class CommandWorker {
   private readonly log: Logger;
   private stopping = false;
   private started = false;
+  private readonly held = new Map<string, HeldOutcome>();
+  private cancelHeldRetry: (() => void) | undefined;
 
   constructor(private readonly deps: CommandWorkerDeps) {
     this.settings = { ...DEFAULT_COMMAND_WORKER_SETTINGS, ...deps.settings };
@@ -123,13 +138,24 @@ export class CommandWorker {
     }, this.settings.stopGraceMs);
     await Promise.allSettled(running.map((r) => r.done));
     clearTimeout(grace);
+    this.cancelHeldRetry?.();
+    this.cancelHeldRetry = undefined;
+    if (this.held.size > 0) this.writeHeld();
+    if (this.held.size > 0) {
+      this.log.error({ commands: [...this.held.keys()] }, 'stopped with command outcomes the storage did not take: after a restart they fail as interrupted, never run twice');
+    }
+  }
+
+  /** Outcomes waiting for the storage to take writes, for metrics and tests. */
+  get heldOutcomes(): number {
+    return this.held.size;
   }
 
   /** Commands waiting or running, for metrics and tests. */
   get busy(): number {
     let n = 0;
     for (const queue of this.queues.values()) n += queue.waiting.length + (queue.running ? 1 : 0);
-    return n;
+    return n + this.held.size;
   }
 
   private drain(deviceId: string, queue: DeviceQueue): void {
@@ -196,17 +222,27 @@ export class CommandWorker {
 
   /** One try: EXECUTED or FAILED, or the DeviceNotReached that left the command PENDING for another try. */
   private async attempt(command: CommandRecord, target: Target, device: DeviceRecord, signal: AbortSignal, log: Logger): Promise<DeviceNotReached | undefined> {
-    if (!this.deps.store.commands.markStarted(command.id, this.deps.clock.now())) return undefined; // no longer PENDING (deleted)
+    const started = await this.recordStart(command, signal);
+    if (started === 'expired') {
+      this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the hub\'s storage took no writes until the command\'s deadline, so it was not sent.');
+      return undefined;
+    }
+    if (!started) return undefined; // no longer PENDING (deleted)
     const timeoutMs = Math.min(this.settings.confirmTimeoutMs, Math.max(1, command.expiresAtMs - this.deps.clock.now()));
     const timeout = AbortSignal.timeout(timeoutMs);
-    const started = this.deps.clock.now();
+    const sentAt = this.deps.clock.now();
     try {
       await target.executor.execute(target.device, command.type, command.payload, AbortSignal.any([signal, timeout]));
       this.finish(command, 'EXECUTED', null);
-      log.info({ ms: this.deps.clock.now() - started, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
+      log.info({ ms: this.deps.clock.now() - sentAt, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
     } catch (err) {
       if (err instanceof DeviceNotReached && !signal.aborted && !timeout.aborted) {
-        this.deps.store.commands.markNotStarted(command.id);
+        try {
+          this.deps.store.commands.markNotStarted(command.id);
+        } catch (storeErr) {
+          // Left marked as started: after a crash it fails rather than runs, the safe side.
+          if (!this.deps.store.storage.report(storeErr)) throw storeErr;
+        }
         return err;
       }
       let reason: string;
@@ -336,11 +372,60 @@ export class CommandWorker {
     return false;
   }
 
-  private finish(command: CommandRecord, state: 'EXECUTED' | 'FAILED', reason: string | null): void {
-    const now = this.deps.clock.now();
-    if (!this.deps.store.commands.complete(command.id, state, reason, now)) return;
+  /**
+   * Records, durably, that the command is about to be sent: true, false when it is no longer
+   * PENDING, 'expired' when the storage took no writes until its deadline (nothing was sent).
+   */
+  private async recordStart(command: CommandRecord, signal: AbortSignal): Promise<boolean | 'expired'> {
+    const { storage } = this.deps.store;
+    for (;;) {
+      try {
+        return this.deps.store.commands.markStarted(command.id, this.deps.clock.now());
+      } catch (err) {
+        if (!storage.report(err)) throw err;
+      }
+      const left = command.expiresAtMs - this.deps.clock.now();
+      const back = await new Promise<boolean>((resolve) => {
+        const deadline = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, left))]);
+        if (deadline.aborted) return resolve(false);
+        const cancel = storage.whenWritable(() => {
+          deadline.removeEventListener('abort', onAbort);
+          resolve(true);
+        });
+        const onAbort = () => {
+          cancel();
+          resolve(false);
+        };
+        deadline.addEventListener('abort', onAbort, { once: true });
+      });
+      if (!back) return 'expired';
+    }
+  }
+
+  private finish(command: CommandRecord, state: 'EXECUTED' | 'FAILED', reason: string | null, atMs = this.deps.clock.now()): void {
+    let done: boolean;
+    try {
+      done = this.deps.store.commands.complete(command.id, state, reason, atMs);
+    } catch (err) {
+      if (!this.deps.store.storage.report(err)) throw err;
+      // Kept, and written (then told) when the card takes writes again, with the time it happened.
+      this.held.set(command.id, { command, state, reason, atMs });
+      this.cancelHeldRetry ??= this.deps.store.storage.whenWritable(() => {
+        this.cancelHeldRetry = undefined;
+        this.writeHeld();
+      });
+      return;
+    }
+    if (!done) return;
     const stored = this.deps.store.commands.get(command.id);
-    if (stored) this.deps.events.emit({ type: 'command', command: stored, atMs: now });
+    if (stored) this.deps.events.emit({ type: 'command', command: stored, atMs });
+  }
+
+  /** Writes the outcomes the storage did not take, in the order they happened. */
+  private writeHeld(): void {
+    const held = [...this.held.values()];
+    this.held.clear();
+    for (const outcome of held) this.finish(outcome.command, outcome.state, outcome.reason, outcome.atMs);
   }
 }
 

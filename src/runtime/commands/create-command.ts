@@ -23,7 +23,9 @@ export interface CommandIntake {
 /** Stores a PENDING command for the device, then hands it on; `source` is for the log only. */
 export function createCommand(intake: CommandIntake, device: DeviceRecord, type: CommandType, payload?: unknown, source = 'api'): CommandRecord {
   const now = intake.clock.now();
-  const record = intake.store.commands.create({
+  // Refused (StorageUnavailable, a 503 at the API) while the card takes no writes: a command is
+  // never acknowledged unless it is on disk.
+  const record = intake.store.storage.write(() => intake.store.commands.create({
     id: randomUUID(),
     deviceId: device.id,
     deviceKind: device.kind,
@@ -32,7 +34,7 @@ export function createCommand(intake: CommandIntake, device: DeviceRecord, type:
     payload,
     createdAtMs: now,
     expiresAtMs: now + intake.ttlMs,
-  });
+  }));
   intake.log.info({ command: record.id, device: device.id, type, source }, 'command queued');
   intake.commandCreated(record);
   return record;

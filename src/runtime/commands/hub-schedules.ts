@@ -150,7 +150,12 @@ export class HubSchedules implements CommandExecutor {
     for (const record of store.hubSchedules.all()) {
       const device = store.devices.get(record.deviceId);
       if (!device) {
-        store.hubSchedules.delete(record.deviceId);
+        try {
+          store.hubSchedules.delete(record.deviceId);
+        } catch (err) {
+          // The card takes no writes: the program of a gone device is dropped at a later wake.
+          if (!store.storage.report(err)) throw err;
+        }
         continue;
       }
       // Rebound to a driver that keeps its own program, or no runtime drives it now (no broker
@@ -198,9 +203,14 @@ export class HubSchedules implements CommandExecutor {
     await this.exclusive(device.id, signal, async () => {
       await applyAction(inner, device, current.action, signal);
       if (signal.aborted) throw signal.reason;
-      this.deps.store.hubSchedules.save({
-        deviceId: device.id, commandId, program, appliedOccurrenceMs: current.atMs, appliedAtMs: this.deps.clock.now(), storedAtMs: now,
-      });
+      try {
+        this.deps.store.hubSchedules.save({
+          deviceId: device.id, commandId, program, appliedOccurrenceMs: current.atMs, appliedAtMs: this.deps.clock.now(), storedAtMs: now,
+        });
+      } catch (err) {
+        if (!this.deps.store.storage.report(err)) throw err;
+        throw new CommandFailure(`The event in force was applied, but the hub's storage took no writes (${this.deps.store.storage.faultKind ?? 'failing'}), so the program was not stored and will not run; submit it again once storage is writable.`);
+      }
     });
     this.retries.delete(device.id);
     this.log.info({ device: device.id, timeZone, events: events.length, ...describe(current) }, 'schedule stored; the event in force is applied');

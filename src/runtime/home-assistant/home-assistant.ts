@@ -18,6 +18,7 @@ import type { IPublishPacket, MqttClient } from 'mqtt';
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
+import { StorageUnavailable } from '../../store/storage-fault.ts';
 import type { BrokerLink } from '../../transport/broker-link.ts';
 import { createCommand, type CommandIntake } from '../commands/create-command.ts';
 import type { HubEvent, HubEvents } from '../events/hub-events.ts';
@@ -220,7 +221,13 @@ export class HomeAssistantBridge {
       log.warn({ reason: wanted }, 'home assistant: command refused');
       return;
     }
-    createCommand(this.deps.intake, device, wanted.type, wanted.payload, 'home-assistant');
+    try {
+      createCommand(this.deps.intake, device, wanted.type, wanted.payload, 'home-assistant');
+    } catch (err) {
+      // The card is full or read-only: the command is not taken (Home Assistant sends it again).
+      if (!(err instanceof StorageUnavailable)) throw err;
+      log.warn({ reason: err.message }, 'home assistant: command refused');
+    }
   }
 
   private publish(topic: string, text: string): void {

@@ -89,7 +89,7 @@ export class HttpRuntime implements CommandExecutor {
   constructor(private readonly deps: HttpRuntimeDeps) {
     this.settings = { ...DEFAULT_HTTP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'http' });
-    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
   }
 
   registerVendors(catalog: VendorCatalog): void {

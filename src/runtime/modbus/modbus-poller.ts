@@ -82,7 +82,7 @@ export class PollScheduler extends EventEmitter {
     events?: HubEvents,
   ) {
     super();
-    this.writer = new StateWriter(store.db, store.devices, events);
+    this.writer = new StateWriter(store.db, store.devices, events, store.storage);
   }
 
   /** Whether this runtime drives the device (its binding names a Modbus definition). */

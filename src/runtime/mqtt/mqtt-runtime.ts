@@ -77,7 +77,7 @@ export class MqttRuntime implements CommandExecutor {
   constructor(private readonly deps: MqttRuntimeDeps) {
     this.settings = { ...DEFAULT_MQTT_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'mqtt' });
-    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
     deps.link.on('connect', (client: MqttClient) => this.onConnect(client));
   }
 

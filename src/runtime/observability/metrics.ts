@@ -85,6 +85,11 @@ export class MetricsRegistry {
     return histogram;
   }
 
+  /** A counter kept elsewhere (a part's own tally), read when scraped. */
+  counterOf(name: string, help: string, collect: () => number): void {
+    this.families.set(name, { help, type: 'counter', render: (n) => [`${n} ${collect()}`] });
+  }
+
   /** A gauge read when scraped: `collect` returns one value, or values per label set. */
   gauge(name: string, help: string, collect: () => number | { labels: Labels; value: number }[]): void {
     this.families.set(name, {

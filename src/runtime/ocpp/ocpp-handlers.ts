@@ -4,7 +4,7 @@
 import { stampedStaticData } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { Store } from '../../store/store.ts';
-import type { OcppConnection } from '../../transport/ocpp-endpoint.ts';
+import { OcppCallError, type OcppConnection } from '../../transport/ocpp-endpoint.ts';
 import { readMeterValues, type SampledValue } from './charger-state.ts';
 import type { OcppSession } from './ocpp-session.ts';
 import { quirksFor, type OcppQuirks } from './definition.ts';
@@ -62,10 +62,10 @@ export function attachHandlers(session: OcppSession, connection: OcppConnection,
   connection.handle('StartTransaction', (p) => {
     const idTag = String(p['idTag']);
     const connectorId = Number(p['connectorId']);
-    const { transaction, isNew } = ctx.store.ocpp.startTransaction({
+    const { transaction, isNew } = stored(ctx, () => ctx.store.ocpp.startTransaction({
       chargePointId: session.chargePointId, deviceId: session.device.id, connectorId, idTag,
       meterStartWh: Number(p['meterStart']), startedAtMs: Date.parse(String(p['timestamp'])),
-    }, ctx.clock.now());
+    }, ctx.clock.now()));
     const status = idTagStatus(session, idTag);
     if (status === 'Accepted') session.busyConnector = connectorId;
     session.log.info({ transactionId: transaction.id, connectorId, again: !isNew, accepted: status === 'Accepted' }, 'ocpp: transaction started');
@@ -78,8 +78,8 @@ export function attachHandlers(session: OcppSession, connection: OcppConnection,
     const transactionId = Number(p['transactionId']);
     // Taken once: a StopTransaction sent again (its answer was lost, or it was queued while the hub
     // was away and the hub had taken it before) finds the transaction stopped and changes nothing.
-    const taken = ctx.store.ocpp.stopTransaction(session.chargePointId, transactionId, Number(p['meterStop']),
-      Date.parse(String(p['timestamp'])), String(p['reason'] ?? 'Local'));
+    const taken = stored(ctx, () => ctx.store.ocpp.stopTransaction(session.chargePointId, transactionId, Number(p['meterStop']),
+      Date.parse(String(p['timestamp'])), String(p['reason'] ?? 'Local')));
     if (taken) {
       const meterStopWh = Number(p['meterStop']);
       session.reading = { ...session.reading, energyWh: meterStopWh };
@@ -111,10 +111,32 @@ export function idTagStatus(session: OcppSession, idTag: string): 'Accepted' | '
   return 'Invalid';
 }
 
-/** BootNotification fills the model (decisions §4); nothing is written when it is the same. */
+/**
+ * BootNotification fills the model (decisions §4); nothing is written when it is the same. A card
+ * that takes no writes does not refuse the boot (the charger would be out of reach until it retried):
+ * the model is stored at a later boot.
+ */
 function saveModel(ctx: HandlerContext, session: OcppSession, model: string): void {
   const device = ctx.store.devices.get(session.device.id);
   if (!device || device.model === model) return;
   const next = { ...device, model };
-  ctx.store.devices.save([{ ...next, staticData: stampedStaticData(next, device, ctx.clock.now()) }]);
+  try {
+    ctx.store.devices.save([{ ...next, staticData: stampedStaticData(next, device, ctx.clock.now()) }]);
+  } catch (err) {
+    if (!ctx.store.storage.report(err)) throw err;
+  }
+}
+
+/**
+ * A transaction is written before the charger is answered: while the card takes no writes the
+ * message is refused (CALLERROR), and the charger sends it again later, as OCPP asks of transaction
+ * messages (§4.8). Logged once by the storage, not per message.
+ */
+function stored<T>(ctx: HandlerContext, write: () => T): T {
+  try {
+    return ctx.store.storage.write(write);
+  } catch (err) {
+    if (!ctx.store.storage.report(err)) throw err;
+    throw new OcppCallError('InternalError', `The central system cannot store this now (storage ${ctx.store.storage.faultKind ?? 'failing'}); send it again later`);
+  }
 }

@@ -57,7 +57,7 @@ export class OcppRuntime implements CommandExecutor {
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'ocpp' });
-    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events);
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
     this.pairing = new OcppPairing(() => deps.clock.now());
     this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, clock: deps.clock, log: this.log, pairing: this.pairing });
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));

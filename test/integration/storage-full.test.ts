@@ -1,0 +1,120 @@
+// The demo hub as a process, its data on a 6 MB tmpfs, commands every 40 ms, the tmpfs filled with dd
+// mid-run and freed again: the hub never exits, refuses with 503 STORAGE_UNAVAILABLE (never a 500)
+// while full, says so on /health and /metrics, takes writes again within seconds of the space being
+// freed, and every acknowledged command is stored once and carried out or failed: none stranded.
+// Killed while the card is full, it keeps decisions.md §4 after a restart; on a card the kernel turned
+// read-only it still serves reads and stops cleanly on SIGTERM.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { startHubProcess, until } from '../support/process.ts';
+import { fill, mountExt4, mountTmpfs } from '../support/mounts.ts';
+import { rmSync } from 'node:fs';
+import { commandCounts, fillFreeCycle } from '../support/storage-cycle.ts';
+import { Store } from '../../src/store/store.ts';
+import { ids } from '../support/hub.ts';
+
+const KEY = 'storage-full-test-key-0123456789ab';
+
+test('a card that fills up mid-run and is freed: nothing acknowledged is lost or stranded, and the hub never exits', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const dataDir = join(mount, 'data');
+  const hub = await startHubProcess({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY }, ['--demo'], 60_000);
+  t.after(() => hub.kill());
+  let exited: number | null | undefined;
+  hub.child.once('exit', (code) => (exited = code));
+
+  const cycle = await fillFreeCycle({ url: hub.url, key: KEY, mount, commandPath: `/v1.0.0/vehicles/${ids.vehicle}/commands/charging-stop` });
+  assert.equal(exited, undefined, 'the hub did not exit');
+  assert.deepEqual(cycle.unexpected, [], 'only 200 or 503 STORAGE_UNAVAILABLE, never a 500');
+  assert.ok(cycle.refused > 0, 'writes were refused while the card was full');
+  assert.ok(Number(cycle.refusal?.retryAfter) >= 1, 'with Retry-After');
+  assert.match(cycle.refusal?.message ?? '', /storage is full/);
+  assert.equal(cycle.healthWhileFull?.status, 503);
+  assert.match(JSON.stringify(cycle.healthWhileFull?.body), /storage not writable \(full\), \d+ kB free of 6\.0 MB/);
+  assert.match(cycle.metricsWhileFull ?? '', /^hub_storage_writable 0$/m);
+  assert.ok(cycle.recoveredMs >= 0 && cycle.recoveredMs < 5_000, `writes taken again ${cycle.recoveredMs} ms after the space was freed`);
+
+  // Every command acknowledged before, during and after is carried out or failed with a reason.
+  await until('no command left PENDING', async () => ((await commandCounts(hub.url, KEY))['PENDING'] === 0 ? true : undefined), 30_000);
+  assert.equal(await hub.kill('SIGTERM'), 0, 'a clean stop');
+
+  const store = Store.open(join(dataDir, 'hub.db'));
+  t.after(() => store.close());
+  const stored = new Map(store.commands.ofDeviceId(ids.vehicle, 'ALL').map((c) => [c.id, c]));
+  const lost = cycle.acknowledged.filter((id) => !stored.has(id));
+  const stranded = cycle.acknowledged.filter((id) => stored.get(id)?.state === 'PENDING');
+  assert.deepEqual(lost, [], 'every acknowledged command is stored');
+  assert.deepEqual(stranded, [], 'none stays PENDING');
+  assert.equal(stored.size, cycle.acknowledged.length, 'nothing stored that was not acknowledged');
+});
+
+const charge = (url: string) => fetch(`${url}/v1.0.0/vehicles/${ids.vehicle}/commands/charging-stop`, { method: 'POST', headers: { 'x-api-key': KEY } });
+
+test('killed (SIGKILL) while the card is full: after a restart every acknowledged command is there, and none runs twice', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const dataDir = join(mount, 'data');
+  const first = await startHubProcess({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY }, ['--demo'], 60_000);
+  t.after(() => first.kill());
+  const acknowledged: string[] = [];
+  for (let i = 0; i < 5; i++) {
+    const res = await charge(first.url);
+    assert.equal(res.status, 200);
+    acknowledged.push(((await res.json()) as { id: string }).id);
+  }
+  const filler = fill(mount);
+  // Submitted until one is refused: those acknowledged before are carried out while the card is
+  // full, their outcomes held in memory.
+  await until('a write refused', async () => {
+    const res = await charge(first.url);
+    if (res.status === 200) acknowledged.push(((await res.json()) as { id: string }).id);
+    return res.status === 503 ? true : undefined;
+  });
+  await first.kill('SIGKILL');
+  rmSync(filler);
+
+  const second = await startHubProcess({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY }, ['--demo'], 60_000);
+  t.after(() => second.kill());
+  await until('no command left PENDING', async () => ((await commandCounts(second.url, KEY))['PENDING'] === 0 ? true : undefined), 30_000);
+  assert.equal(await second.kill('SIGTERM'), 0);
+  const store = Store.open(join(dataDir, 'hub.db'));
+  t.after(() => store.close());
+  const stored = store.commands.ofDeviceId(ids.vehicle, 'ALL');
+  assert.deepEqual(stored.map((c) => c.id), acknowledged, 'every acknowledged command, in order, once');
+  for (const command of stored) {
+    // Sent before the kill (its attempt is on disk): never sent again, it fails saying so.
+    if (command.state === 'FAILED' && command.startedAtMs !== null) assert.match(command.failedReason ?? '', /not sent again|Expired|confirm/);
+  }
+});
+
+test('a card the kernel turns read-only mid-run: writes refused with 503, reads served, and SIGTERM stops the hub cleanly', async (t) => {
+  const card = mountExt4(t, 20);
+  if (!card) return;
+  const hub = await startHubProcess({ HUB_DATA_DIR: join(card.dir, 'data'), HUB_API_KEY: KEY }, ['--demo'], 60_000);
+  t.after(() => hub.kill());
+  // Fully up (its OCPP charger charging, its signal handlers in place) once the banner is out.
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no banner within 30 s')), 30_000);
+    hub.child.stdout!.on('data', (chunk: Buffer) => {
+      if (!chunk.toString().includes('home-energy-hub is running at')) return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+  assert.equal((await charge(hub.url)).status, 200);
+  card.triggerError();
+  const refused = await until('a write refused', async () => {
+    const res = await charge(hub.url);
+    return res.status === 200 ? undefined : res;
+  });
+  assert.equal(refused.status, 503);
+  assert.match(((await refused.json()) as { message: string }).message, /storage is read-only/);
+  const health = await fetch(`${hub.url}/health`);
+  assert.equal(health.status, 503);
+  assert.match(JSON.stringify(await health.json()), /storage not writable \(read-only\)/);
+  assert.equal((await fetch(`${hub.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);
+  // The stop flushes telemetry and the OCPP charger's last state into a card that refuses them.
+  assert.equal(await hub.kill('SIGTERM'), 0);
+});
