@@ -39,6 +39,20 @@ test('tariff-topic: the current price is kept with its currency, and the tariff 
   assert.equal(body.staticData.currency, 'EUR');
 });
 
+test('tariff-topic: the prices evcc publishes are GET /tariffs/{id}/prices, each told as price.update', async (t) => {
+  const { hub, feed } = await setup(t);
+  const told = hub.event((e) => e.type === 'price.update' && e.device.id === TARIFF && e.prices.at(-1)?.totalPrice === 0.31);
+  await feed.setPrice(0.31);
+  const event = await told;
+  const res = await hub.api(`/tariffs/${TARIFF}/prices`);
+  assert.equal(res.status, 200);
+  const prices = (await res.json()) as { startDate: string; totalPrice: number }[];
+  assert.deepEqual(prices.map((p) => p.totalPrice), [0.287, 0.31].slice(-prices.length));
+  assert.equal(prices.at(-1)!.totalPrice, 0.31);
+  assert.match(prices.at(-1)!.startDate, /^\d{4}-\d\d-\d\dT\d\d:(00|15|30|45):00Z$/, 'in force from its quarter hour');
+  assert.deepEqual(event.type === 'price.update' && event.prices, prices);
+});
+
 test('tariff-topic: a feed other than evcc: its topic and the configured currency, no currency or heartbeat topic', async (t) => {
   const { hub } = await setup(t, { priceTopic: 'home/prices/now', currency: 'GBP', currencyTopic: '', heartbeatTopic: '' }, null);
   assert.equal(hub.device(TARIFF)!.state?.['pricePerKwh'], 0.287);
