@@ -222,3 +222,24 @@ test('20 chargers connected at once each show their own state', async (t) => {
     assert.equal(device.state!['chargingState'], i % 2 === 0 ? 'PREPARING' : 'UNPLUGGED', `charger ${i}`);
   }
 });
+
+test('after a restart a charger is offline until it connects to this hub, and a status outside CHARGING ends the power the store remembers', async (t) => {
+  // What the store holds after a crash in the middle of a charge: online, charging at 7.4 kW on 2 phases.
+  const remembered = { ...ocppCharger(CHARGER, 'ZAP-001'), isOnline: true,
+    chargeState: { chargingState: 'CHARGING', isPlugged: true, chargeRate: 7.4, activePhases: 2, chargeCurrentMax: 16 } };
+  const hub = await startOcppHub(t, [remembered]);
+  const atStart = await json(await hub.api(`/chargers/${CHARGER}`));
+  assert.equal(atStart.isOnline, false, 'the first answer after start already knows the charger has not connected');
+
+  // The car finished while the hub was away: the charger comes back with Finishing.
+  const sim = hub.sim('ZAP-001');
+  sim.status = 'Finishing';
+  await sim.connect();
+  await hub.online(CHARGER, true);
+  const stopped = await stateIs(hub, (s) => s['chargingState'] === 'STOPPED');
+  assert.equal(stopped['chargeRate'], 0, 'docs/drivers-ocpp.md: outside CHARGING the power reads 0');
+  assert.equal(stopped['activePhases'], 0);
+  await sim.sendStatus('Available');
+  const unplugged = await stateIs(hub, (s) => s['chargingState'] === 'UNPLUGGED');
+  assert.equal(unplugged['chargeRate'], 0);
+});
