@@ -9,6 +9,7 @@ import { Store } from './store/store.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
+import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
@@ -35,7 +36,7 @@ import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import type { CommandExecutor } from './runtime/commands/executor.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
-import { OcppEndpoint, refuse } from './transport/ocpp-endpoint.ts';
+import { OcppEndpoint } from './transport/ocpp-endpoint.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
@@ -302,7 +303,9 @@ export class Daemon {
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: the OCPP endpoint's path, and nothing else.
     server.on('upgrade', (request, socket, head) => {
-      if (!endpoint.handleUpgrade(request, socket, head)) refuse(socket, 404, 'Not found');
+      if (endpoint.handleUpgrade(request, socket, head)) return;
+      this.hubApp?.countAnswer(request.method ?? 'GET', 404);
+      answerOnSocket(socket, 'NOT_FOUND', `No WebSocket endpoint at ${String(request.url).split('?', 1)[0]}`.slice(0, 300), log, 'upgrade elsewhere than /ocpp/');
     });
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     if (config.mqtt) {
