@@ -13,6 +13,7 @@
 import type { DeviceRecord } from '../../domain/device.ts';
 import { formatTimestamp } from '../../domain/time.ts';
 import { BATTERY_CHARGING_STATES, CHARGER_CHARGING_STATES, PV_POWER_STATES, type DeviceKind } from '../../domain/vocabulary.ts';
+import { quotedCurrency } from '../present.ts';
 
 export interface SensorSpec {
   /** The key in the device's state JSON, and the entity's object id. */
@@ -127,8 +128,7 @@ export const SENSORS: Record<DeviceKind, readonly SensorSpec[]> = {
 
 /** The currency a tariff quotes in: what its feed says, else its static data (EUR when neither). */
 export function tariffCurrency(device: DeviceRecord): string {
-  const quoted = device.state?.['currency'] ?? device.staticData['currency'];
-  return typeof quoted === 'string' && /^[A-Z]{3}$/.test(quoted) ? quoted : 'EUR';
+  return quotedCurrency(device) ?? 'EUR';
 }
 
 /** The sensors a device is offered now: every one of its kind, less those it has not reported yet. */
