@@ -70,6 +70,8 @@ export function badRequest(validationErrors: ValidationError[]): ApiError {
   return new ApiError('BAD_REQUEST', 'Bad request', validationErrors);
 }
 
-export function disconnected(kind: DeviceKind, id: string): ApiError {
-  return new ApiError('DEVICE_IS_DISCONNECTED', `[${KIND_TAG[kind]}] ${KIND_LABEL[kind]} ${id} is disconnected`);
+/** 503 for a device the hub cannot reach now; `reason` (the driver's words: "the token expired on …") tells why. */
+export function disconnected(kind: DeviceKind, id: string, reason?: string): ApiError {
+  const why = reason ? `: ${reason}` : '';
+  return new ApiError('DEVICE_IS_DISCONNECTED', `[${KIND_TAG[kind]}] ${KIND_LABEL[kind]} ${id} is disconnected${why}`.slice(0, 500));
 }
