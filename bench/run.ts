@@ -19,13 +19,15 @@
 //   8. OCPP: command submission to the charger's Accepted, RSS with 50 idle chargers (bench/ocpp.ts)
 //   9. bytes written to storage per hour with 10 and 100 devices polled every second, telemetry held
 //      in memory vs written at every change (bench/disk-writes.ts; about 12 minutes)
+//  10. RSS before, at the peak of and 60 s after 10,000 bad requests, bodies of 200 KB to 20 MB
+//      among them (bench/bad-requests.ts; target: back within 15% of before)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
 // test: it exits 0 when targets are missed (and says MISSED), 1 only when it could not measure.
 // BENCH_SECONDS (default 8) and BENCH_ROUNDS (default 3) shorten or lengthen the saturation runs;
 // BENCH_DISK_WRITES=0 leaves out section 9 (about 12 minutes; it measures no CPU, so a run on a busy
-// machine keeps its figures).
+// machine keeps its figures). BENCH_ONLY=bad-requests builds the hub and runs section 10 alone.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -35,6 +37,7 @@ import { performance } from 'node:perf_hooks';
 import { writeSeed, type SeedResult } from './seed.ts';
 import { durableInsertLatency } from './disk.ts';
 import { benchDiskWrites } from './disk-writes.ts';
+import { benchBadRequests } from './bad-requests.ts';
 import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
 import {
   buildHub, cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stop, stopAll, systemdUnitEnvironment, type Server,
@@ -86,6 +89,12 @@ async function main(): Promise<number> {
   details['config'] = { seconds: SECONDS, rounds: ROUNDS, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS };
   let exitCode = 0;
   try {
+    if (process.env['BENCH_ONLY'] === 'bad-requests') {
+      log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
+      const main = await buildHub(work);
+      if (!(await badRequestSection(main, work))) exitCode = 1;
+      return finish(exitCode, work);
+    }
     // ---- 1. seed and import ----
     log('generating 10,000 devices');
     const seed = writeSeed(join(work, 'devices.json'));
@@ -284,13 +293,45 @@ async function main(): Promise<number> {
       notes.push(`bench/disk-writes.ts failed: ${(err as Error).message}`);
       exitCode = 1;
     }
+    // ---- 10. memory through a flood of bad requests, and after (bench/bad-requests.ts) ----
+    if (!(await badRequestSection(main, work))) exitCode = 1;
   } catch (err) {
     notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);
     exitCode = 1;
-  } finally {
-    await stopAll();
-    rmSync(work, { recursive: true, force: true });
   }
+  return finish(exitCode, work);
+}
+
+/** A fresh hub as the unit starts it, 10,000 bad requests, its RSS before, at the peak, 60 s after. */
+async function badRequestSection(main: string, work: string): Promise<boolean> {
+  try {
+    const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
+    const apiKey = `bench_${randomBytes(24).toString('base64url')}`;
+    const dataDir = join(work, 'data-bad-requests');
+    const hub = await startServer({
+      name: 'hub (bad requests)', readyMsg: 'hub listening', cwd: ROOT, args: [main],
+      env: { ...process.env, HUB_DATA_DIR: dataDir, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: apiKey, HUB_LOG_LEVEL: 'info', HUB_CONFIG: '', ...unitEnv },
+    });
+    await firstOk(`${hub.url}${API}/batteries`, { 'x-api-key': apiKey }, hub.spawnedAt);
+    await sleep(2000);
+    const figures = await benchBadRequests(hub, apiKey, log);
+    details['badRequests'] = figures;
+    const back = figures.afterMb <= figures.beforeMb * 1.15;
+    report('hub RSS fresh, before a warm-up of 200 bad requests', round(figures.coldMb, 1), 'MB');
+    report(`hub RSS before ${figures.requests.toLocaleString('en')} bad requests (200 KB–20 MB bodies among them)`, round(figures.beforeMb, 1), 'MB');
+    report('  at the peak during them', round(figures.peakMb, 1), 'MB');
+    report('  60 s after the last answer', round(figures.afterMb, 1), 'MB', { text: `<= ${round(figures.beforeMb * 1.15, 1)} MB (+15%)`, pass: back });
+    await stop(hub.child);
+    return true;
+  } catch (err) {
+    notes.push(`bench/bad-requests.ts failed: ${(err as Error).message}`);
+    return false;
+  }
+}
+
+async function finish(exitCode: number, work: string): Promise<number> {
+  await stopAll();
+  rmSync(work, { recursive: true, force: true });
   (details['machine'] as Record<string, unknown>)['loadavgAtEnd'] = loadavg().map((l) => round(l, 2));
   printTable();
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });

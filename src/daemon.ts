@@ -9,6 +9,7 @@ import { Store } from './store/store.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
+import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
@@ -29,7 +30,6 @@ import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
 import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
-import { refuse } from './transport/ocpp-endpoint.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
@@ -318,7 +318,9 @@ export class Daemon {
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: a family's path (the OCPP endpoint's), and nothing else.
     server.on('upgrade', (request, socket, head) => {
-      if (!this.families.some((family) => family.handleUpgrade?.(request, socket, head))) refuse(socket, 404, 'Not found');
+      if (this.families.some((family) => family.handleUpgrade?.(request, socket, head))) return;
+      this.hubApp?.countAnswer(request.method ?? 'GET', 404);
+      answerOnSocket(socket, 'NOT_FOUND', `No WebSocket endpoint at ${String(request.url).split('?', 1)[0]}`.slice(0, 300), log, 'upgrade elsewhere than /ocpp/');
     });
     settings.publicUrl = (config.http.publicUrl ?? this.url).replace(/\/+$/, '');
     if (config.mqtt) {

@@ -11,6 +11,9 @@
 // it is inverted).
 import { defineHttpDriver } from '../../src/runtime/http/definition.ts';
 
+/** An eim entry's activeCount when its CT is set up (pyenphase: truthy); 0 when it is not. */
+const CT_ACTIVE = ['1', '2', '3'];
+
 export default defineHttpDriver({
   protocol: 'http',
   type: 'enphase-envoy',
@@ -30,7 +33,7 @@ export default defineHttpDriver({
   auth: { scheme: 'bearer', setting: 'token' },
   endpoints: {
     // {"wattHoursToday":12364,"wattHoursSevenDays":…,"wattHoursLifetime":…,"wattsNow":7081}
-    // (fixture 8.2.4286…/api_v1_production). On a metered gateway the CT's reading, else the micros'.
+    // (fixture 8.2.4286…/api_v1_production): the PV power of a gateway without meters.
     production: { path: '/api/v1/production', format: 'json' },
     // production[], consumption[] (eim total-consumption / net-consumption), storage[] (acb) —
     // fixture 8.2.4286…/production.json; a gateway without CTs has no eim entries.
@@ -45,17 +48,34 @@ export default defineHttpDriver({
   kinds: {
     pvInverter: {
       fields: {
+        // As pyenphase chooses (updaters/production.py, api_v1_production.py, models/
+        // system_production.py from_production; its UPDATERS order in envoy.py): the production CT
+        // in production.json when one is active; a metered gateway whose CTs are not set up (eim
+        // activeCount 0) reports the micros in production.json's inverters entry, its
+        // /api/v1/production being stalled (fixture 8.2.4264_metered_noct: 4 W, wattHoursToday 0);
+        // a gateway without meters (no eim entry, 7.6.114_without_cts) /api/v1/production.
         // Micros report a few negative watts at night (their own consumption): clamped at 0.
-        solarPower: { from: 'production', path: 'wattsNow', as: 'number', unit: 'W', to: 'kW', min: 0 },
+        solarPower: [
+          { from: 'productionJson', path: 'production[type=eim].wNow', when: { path: 'production[type=eim].activeCount', equals: CT_ACTIVE }, as: 'number', unit: 'W', to: 'kW', min: 0, digits: 3 },
+          { from: 'productionJson', path: 'production[type=inverters].wNow', when: { path: 'production[type=eim].activeCount', equals: ['0'] }, as: 'number', unit: 'W', to: 'kW', min: 0, digits: 3 },
+          { from: 'production', path: 'wattsNow', as: 'number', unit: 'W', to: 'kW', min: 0 },
+        ],
         state: { sign: 'solarPower', positive: 'PRODUCING', negative: 'IDLE', zero: 'IDLE', deadband: 0.005 },
       },
     },
     meter: {
       fields: {
-        // Net-consumption CT: positive importing, negative exporting.
-        power: { from: 'productionJson', path: 'consumption[measurementType=net-consumption].wNow', as: 'number', unit: 'W', to: 'kW' },
+        // Net-consumption CT: positive importing, negative exporting. Only an active CT counts
+        // (pyenphase skips a consumption entry whose activeCount is 0: its wNow is noise).
+        power: {
+          from: 'productionJson', path: 'consumption[measurementType=net-consumption].wNow', as: 'number', unit: 'W', to: 'kW', digits: 3,
+          when: { path: 'consumption[measurementType=net-consumption].activeCount', equals: CT_ACTIVE },
+        },
         // Total-consumption: the household's load (production + net).
-        consumptionPower: { from: 'productionJson', path: 'consumption[measurementType=total-consumption].wNow', as: 'number', unit: 'W', to: 'kW' },
+        consumptionPower: {
+          from: 'productionJson', path: 'consumption[measurementType=total-consumption].wNow', as: 'number', unit: 'W', to: 'kW', digits: 3,
+          when: { path: 'consumption[measurementType=total-consumption].activeCount', equals: CT_ACTIVE },
+        },
       },
     },
     battery: {

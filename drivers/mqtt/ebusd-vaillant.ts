@@ -85,6 +85,10 @@ function scheduleCommand() {
 const NAMINGS = (zone: boolean): Dialects => ({
   setting: 'names',
   preferred: 'generated',
+  // Read Monday's time program under both namings: ebusd answers the one it knows, under its own
+  // name, so the hub knows the naming before its first write (a time program written under the
+  // other naming finds no message, and ebusd only logs that).
+  probe: get('{timer}Monday'),
   variants: {
     generated: zone ? { z: 'Z{zone}', timer: 'Z{zone}Timer_' } : { timer: 'HwcTimer_' },
     archived: zone ? { z: 'z{zone}', timer: 'z{zone}Timer.' } : { timer: 'hwcTimer.' },

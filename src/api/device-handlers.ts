@@ -78,7 +78,7 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string,
   } catch (err) {
     if (err instanceof DeviceUnreachableError) {
       deps.log.warn({ device: id, reason: err.message }, 'refresh: device unreachable');
-      throw disconnected(kind, id);
+      throw disconnected(kind, id, err.message);
     }
     throw err;
   }

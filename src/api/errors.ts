@@ -82,6 +82,8 @@ export function storageUnavailable(err: StorageUnavailable): ApiError {
   return new ApiError('STORAGE_UNAVAILABLE', err.message, undefined, { 'Retry-After': String(err.retryAfterSeconds) });
 }
 
-export function disconnected(kind: DeviceKind, id: string): ApiError {
-  return new ApiError('DEVICE_IS_DISCONNECTED', `[${KIND_TAG[kind]}] ${KIND_LABEL[kind]} ${id} is disconnected`);
+/** 503 for a device the hub cannot reach now; `reason` (the driver's words: "the token expired on …") tells why. */
+export function disconnected(kind: DeviceKind, id: string, reason?: string): ApiError {
+  const why = reason ? `: ${reason}` : '';
+  return new ApiError('DEVICE_IS_DISCONNECTED', `[${KIND_TAG[kind]}] ${KIND_LABEL[kind]} ${id} is disconnected${why}`.slice(0, 500));
 }

@@ -5,7 +5,7 @@
 // - A request the adapter cannot turn into a URL (no Host, `Host: a b`, a backslash in the path, the
 //   target `*`, a bad absolute URL): 400 BAD_REQUEST, where the adapter sent a bare 400.
 // - `Expect:` other than 100-continue: 417 EXPECTATION_FAILED, where Node sent a bare 417.
-// - Requests Node's parser refuses: client-errors.ts.
+// - Requests Node's parser refuses, CONNECT, and upgrades the OCPP endpoint does not take: client-errors.ts.
 // - A body over the limit (64 KB): 413 PAYLOAD_TOO_LARGE from here, at once when Content-Length says
 //   so, else as soon as the limit is passed; the rest is then read and dropped, up to a bound, so that
 //   the client, still sending, reads the answer and its connection stays usable. Hono's adapter and
@@ -18,9 +18,10 @@
 //   metrics and logs see a client's error, not a 500.
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from '../log.ts';
-import { answerClientErrors } from './client-errors.ts';
+import { answerClientErrors, answerOnSocket } from './client-errors.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { HSTS_HEADER, json } from './respond.ts';
 
@@ -110,6 +111,12 @@ export function createHubServer(options: HubServerOptions): Server {
     writeResponse(answer, response);
   });
   answerClientErrors(server, log);
+  // Node closes a CONNECT without a word when nothing listens for it; the API answers it like any
+  // method it has no route for.
+  server.on('connect', (request: IncomingMessage, socket: Duplex) => {
+    options.countAnswer?.('CONNECT', 405);
+    answerOnSocket(socket, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: the hub is not a proxy', log, `CONNECT ${String(request.url).slice(0, 100)}`);
+  });
   return server;
 }
 

@@ -25,11 +25,11 @@ function core(device: DeviceRecord): Json {
   return out;
 }
 
-/** staticData with vendor, name and model put back in, in the specification's field order. */
-function staticData(device: DeviceRecord, order: readonly string[]): Json {
+/** staticData with vendor, name and model put back in (and `shown` values), in the specification's field order. */
+function staticData(device: DeviceRecord, order: readonly string[], shown: Json = {}): Json {
   const out: Json = {};
   for (const key of order) {
-    set(out, key, key === 'vendor' ? device.vendor : key === 'name' ? device.name : key === 'model' ? device.model : device.staticData[key]);
+    set(out, key, key in shown ? shown[key] : key === 'vendor' ? device.vendor : key === 'name' ? device.name : key === 'model' ? device.model : device.staticData[key]);
   }
   return out;
 }
@@ -57,7 +57,10 @@ export function pvInverterDetail(device: DeviceRecord): Json {
 
 export function tariffDetail(device: DeviceRecord): Json {
   const out = core(device);
-  out['staticData'] = staticData(device, ['vendor', 'countryCode', 'name', 'currency', 'lastUpdated']);
+  // The API has no state object for a tariff: the currency its feed quotes in (evcc's site/currency,
+  // else the binding's configured currency) is kept with the price, and shown here ahead of an
+  // imported one. Home Assistant's price unit reads the same (tariffCurrency).
+  out['staticData'] = staticData(device, ['vendor', 'countryCode', 'name', 'currency', 'lastUpdated'], { currency: quotedCurrency(device) });
   return out;
 }
 
@@ -170,6 +173,14 @@ export function meterDetail(device: DeviceRecord): Json {
 
 /** What a device's driver can do, asked only when a detail is rendered anew. */
 export type OffersOf = (device: DeviceRecord) => Offers;
+
+/** The ISO 4217 code a tariff's prices are in: what its driver reported, else its static data. */
+export function quotedCurrency(device: DeviceRecord): string | undefined {
+  for (const value of [device.state?.['currency'], device.staticData['currency']]) {
+    if (typeof value === 'string' && /^[A-Z]{3}$/.test(value)) return value;
+  }
+  return undefined;
+}
 
 const DETAIL: Record<DeviceRecord['kind'], (device: DeviceRecord, offersOf?: OffersOf) => Json> = {
   battery: batteryDetail, charger: chargerDetail, pvInverter: pvInverterDetail, tariff: tariffDetail,

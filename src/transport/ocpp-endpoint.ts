@@ -7,6 +7,11 @@
 // One live connection per identity: a charger that reconnects (after a network change, say) while
 // its old socket still looks open replaces it, and the old one is closed.
 //
+// A malformed frame is answered with a CALLERROR in OCPP-J 1.6 codes (ocpp16-error-codes.ts) and the
+// connection stays up, however many come: closing it would not quiet the charger (a 1.6 charger
+// reconnects at once and boots again), it would only take it offline and hold its commands, while
+// the frames are already bounded (maxPayload) and each costs one small answer.
+//
 // ocpp-rpc, and the 1.7 MB of schemas it reads, is loaded on the first OCPP upgrade: a hub without
 // OCPP chargers does not pay for it.
 import { EventEmitter } from 'node:events';
@@ -15,6 +20,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '../log.ts';
 import { CHARGE_POINT_ID_PATTERN } from '../domain/ocpp-binding.ts';
+import { ocpp16Frame } from './ocpp16-error-codes.ts';
 
 export const OCPP_PATH_PREFIX = '/ocpp/';
 export const OCPP_SUBPROTOCOL = 'ocpp1.6';
@@ -30,8 +36,6 @@ export interface OcppEndpointOptions {
   callTimeoutMs?: number;
   /** WebSocket ping interval: a charger that stops answering pings is disconnected. */
   pingIntervalMs?: number;
-  /** Malformed frames in a row after which a connection is closed. */
-  maxBadMessages?: number;
 }
 
 /** An error whose code and description go back to the charger as a CALLERROR. */
@@ -72,6 +76,7 @@ interface RpcClient extends EventEmitter {
   call(method: string, params: unknown, options?: { signal?: AbortSignal; callTimeoutMs?: number }): Promise<unknown>;
   handle(method: string, handler: (call: { params: unknown }) => Promise<unknown>): void;
   close(options?: { code?: number; reason?: string; force?: boolean }): Promise<unknown>;
+  sendRaw(message: string): void;
 }
 interface RpcServer extends EventEmitter {
   auth(callback: (accept: (session?: object, protocol?: string) => void, reject: (code: number, message: string) => void,
@@ -156,7 +161,8 @@ export class OcppEndpoint extends EventEmitter {
         strictMode: true,
         callTimeoutMs: this.options.callTimeoutMs ?? 30_000,
         pingIntervalMs: this.options.pingIntervalMs ?? 30_000,
-        maxBadMessages: this.options.maxBadMessages ?? 10,
+        // Never closed for malformed frames (see the top of this file); ocpp-rpc's default too.
+        maxBadMessages: Infinity,
         respondWithDetailedErrors: false,
         // A frame is one OCPP message; the largest a charger sends (a MeterValues batch) is well
         // under this, and nothing larger is read into memory.
@@ -185,6 +191,9 @@ export class OcppEndpoint extends EventEmitter {
   }
 
   private accepted(client: RpcClient): void {
+    // Every CALLERROR the library writes goes out in OCPP 1.6 codes.
+    const send = client.sendRaw.bind(client);
+    client.sendRaw = (message) => send(ocpp16Frame(message));
     const connection = new Connection(client, this.rpc!, this.options.log);
     const previous = this.live.get(client.identity);
     this.live.set(client.identity, connection);
@@ -192,8 +201,14 @@ export class OcppEndpoint extends EventEmitter {
       if (this.live.get(client.identity) === connection) this.live.delete(client.identity);
       this.emit('disconnect', connection);
     });
+    // Logged at the 1st, 10th, 100th… malformed frame of a connection: a charger stuck sending
+    // garbage must not fill the SD card with one line per frame.
+    let badFrames = 0;
     client.on('badMessage', ({ error }: { error: unknown }) => {
-      this.options.log.info({ chargePointId: client.identity, err: errorSummary(error) }, 'ocpp: malformed frame refused');
+      badFrames++;
+      if (/^10*$/.test(String(badFrames))) {
+        this.options.log.info({ chargePointId: client.identity, count: badFrames, err: errorSummary(error) }, 'ocpp: malformed frame refused');
+      }
     });
     client.on('strictValidationFailure', ({ method, outbound }: { method: string; outbound: boolean }) => {
       this.options.log.info({ chargePointId: client.identity, action: method, outbound }, 'ocpp: a message did not validate against the OCPP 1.6 schema');

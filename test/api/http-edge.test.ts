@@ -41,6 +41,8 @@ function assertErrorBody(text: string, code: string): { id: string } {
   return body;
 }
 
+const WEBSOCKET = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
 const bodyOf = (size: number) => Buffer.alloc(size, 0x20);
 
 test('fetch: a body over the limit, sent with a length or chunked, always reads the 413', async (t) => {
@@ -130,7 +132,7 @@ function rawExchange(port: number, text: string): Promise<string> {
   });
 }
 
-test('refusals before the API (Host, target, Expect) are the API\'s error body with security headers, the id logged', async (t) => {
+test('refusals before the API (Host, target, Expect, an upgrade elsewhere than /ocpp/, CONNECT) are the API\'s error body with security headers, the id logged', async (t) => {
   const { port, logged } = await startDaemon(t);
   const auth = `X-API-KEY: ${KEY}\r\n`;
   const cases: Array<[string, string, number, string]> = [
@@ -145,6 +147,11 @@ test('refusals before the API (Host, target, Expect) are the API\'s error body w
     ['the target *', `OPTIONS * HTTP/1.1\r\nHost: hub\r\n${auth}\r\n`, 400, 'BAD_REQUEST'],
     ['a bad absolute URL', `GET http://[bad/v1.0.0/batteries HTTP/1.1\r\nHost: hub\r\n${auth}\r\n`, 400, 'BAD_REQUEST'],
     ['Expect: foo', `POST ${PATH} HTTP/1.1\r\nHost: hub\r\n${auth}Expect: foo\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`, 417, 'EXPECTATION_FAILED'],
+    // Only /ocpp/{id} takes WebSockets; elsewhere an upgrade got a text/plain "Not found".
+    ['a WebSocket upgrade on an API path', `GET /v1.0.0/batteries HTTP/1.1\r\nHost: hub\r\n${auth}${WEBSOCKET}\r\n`, 404, 'NOT_FOUND'],
+    ['a WebSocket upgrade on /', `GET / HTTP/1.1\r\nHost: hub\r\n${WEBSOCKET}\r\n`, 404, 'NOT_FOUND'],
+    // The hub is no proxy: Node closed a CONNECT without an answer.
+    ['CONNECT', `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n${auth}\r\n`, 405, 'METHOD_NOT_ALLOWED'],
   ];
   for (const [name, request, status, code] of cases) {
     const answer = await rawExchange(port, request);

@@ -8,6 +8,8 @@ import type { CommandType } from '../../src/domain/vocabulary.ts';
 import type { CommandShape } from '../../src/runtime/commands/executor.ts';
 import { climateState, controlsOf } from '../../src/runtime/home-assistant/controls.ts';
 import { haCommand } from '../../src/runtime/home-assistant/ha-commands.ts';
+import { offeredSensors } from '../../src/runtime/home-assistant/sensors.ts';
+import { deviceDiscovery, deviceState, HaTopics } from '../../src/runtime/home-assistant/discovery.ts';
 import espaltherma from '../../drivers/mqtt/espaltherma.ts';
 
 const hvac = (state: Record<string, unknown>, hvacType: DeviceRecord['hvacType'] = 'HEATING_CIRCUIT'): DeviceRecord => ({
@@ -35,6 +37,48 @@ test('home assistant controls: a climate with the modes the driver accepts, read
   assert.deepEqual(haCommand('mode', 'off', offers), { type: 'SET_MODE', payload: { mode: 'OFF' } });
   assert.match(haCommand('mode', 'cool', offers) as string, /no mode "cool"/);
   assert.match(haCommand('temperature', '21', offers) as string, /SET_TEMPERATURE is not offered/);
+});
+
+test('home assistant sensors: ESPAltherma\'s leaving water temperature (R1T) is the flow temperature Home Assistant shows', () => {
+  // The field ESPAltherma's definition stores the R1T label under, whatever the hub calls it.
+  const fields = espaltherma.state.flatMap((s) => Object.entries(s.fields));
+  const [leaving] = fields.find(([, spec]) => JSON.stringify(spec).includes('Leaving water temp. before BUH (R1T)'))!;
+  const device = hvac({ [leaving]: 35.1, outsideTemperature: -3.5 });
+  const flow = offeredSensors(device).find((spec) => spec.key === 'flow_temperature');
+  assert.ok(flow, 'the flow temperature sensor is offered once the unit reports it');
+  assert.equal(flow.read(device), 35.1);
+});
+
+/**
+ * Home Assistant's rule (homeassistant/components/mqtt/climate.py, MqttClimate._setup_from_config):
+ * the climate supports TARGET_TEMPERATURE, and shows a setpoint dial that can be turned, as soon as
+ * temperature_state_topic or temperature_command_topic is configured.
+ */
+const haShowsSetpointDial = (config: Record<string, unknown>) => config['temperature_state_topic'] !== undefined || config['temperature_command_topic'] !== undefined;
+
+test('home assistant controls: a unit without a writable setpoint gets no setpoint dial (Home Assistant\'s rule) but a setpoint sensor; one with it gets the dial', () => {
+  const topics = new HaTopics({ discoveryPrefix: 'homeassistant', nodeId: 'home_energy_hub', topicPrefix: 'home-energy-hub/ha' });
+  const origin = { name: 'home-energy-hub' };
+  const espOffers = espalthermaOffers();
+  const heatPump = hvac({ thermostat: 'ON', roomTemperature: 20.5, targetTemperature: 35 });
+  const entries = deviceDiscovery(topics, heatPump, espOffers, origin);
+  const climate = entries.find((e) => e.topic.startsWith('homeassistant/climate/'))!.payload;
+  assert.equal(haShowsSetpointDial(climate), false, 'ESPAltherma writes no setpoint: a dial would send changes nowhere');
+  const setpoint = entries.find((e) => e.topic === 'homeassistant/sensor/home_energy_hub/home_energy_hub_h1_setpoint/config')?.payload;
+  assert.ok(setpoint, 'the setpoint the unit reports is a sensor');
+  assert.deepEqual([setpoint['state_topic'], setpoint['value_template'], setpoint['device_class'], setpoint['unit_of_measurement']],
+    [topics.state('h1'), '{{ value_json.target_temperature }}', 'temperature', '°C']);
+  assert.equal(deviceState(heatPump, espOffers)['target_temperature'], 35);
+  // No setpoint reported: no sensor that would read unknown forever.
+  assert.ok(!deviceDiscovery(topics, hvac({ thermostat: 'ON' }), espOffers, origin).some((e) => e.topic.includes('_setpoint/')));
+
+  // A driver that writes setpoints: the dial, with its command topic, and no separate sensor.
+  const writable = new Map<CommandType, CommandShape>([['SET_TEMPERATURE', { value: { from: 'payload', field: 'temperature', min: 5, max: 30 } }]]);
+  const zone = deviceDiscovery(topics, heatPump, writable, origin);
+  const dial = zone.find((e) => e.topic.startsWith('homeassistant/climate/'))!.payload;
+  assert.equal(haShowsSetpointDial(dial), true);
+  assert.equal(dial['temperature_command_topic'], topics.command('h1', 'temperature'));
+  assert.ok(!zone.some((e) => e.topic.includes('_setpoint/')));
 });
 
 test('home assistant controls: a unit that takes no command shows the mode it runs in and offers nothing', () => {

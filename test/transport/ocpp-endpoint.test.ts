@@ -84,42 +84,59 @@ test('a second connection of the same charger replaces the first, which is close
   await updated;
 });
 
-test('a malformed frame and an unknown action get CALLERRORs; the connection stays up', async (t) => {
+test('malformed frames, off-schema payloads and unknown actions get CALLERRORs in OCPP-J 1.6 codes only; the connection stays up however many come', async (t) => {
   const hub = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP-001')]);
   const sim = hub.sim('ZAP-001');
   await sim.connect();
   sim.client.on('badMessage', () => {}); // the CALLERROR for message id -1 matches no call of the simulator's
-  const answer = (id: string) => new Promise<unknown[]>((resolve) => {
+  const closed = new Promise((resolve) => sim.client.once('close', resolve));
+  const answers: unknown[][] = [];
+  sim.client.on('message', ({ message, outbound }: { message: string; outbound: boolean }) => {
+    if (!outbound) answers.push(JSON.parse(message) as unknown[]);
+  });
+  /** Sends a raw frame and resolves with the CALLERROR code answered to message id `id`. */
+  const answer = (id: string, frame: string) => new Promise<string>((resolve, reject) => {
+    const late = setTimeout(() => reject(new Error(`no CALLERROR for ${frame}`)), 5000);
     const look = ({ message, outbound }: { message: string; outbound: boolean }) => {
       if (outbound) return;
-      const frame = JSON.parse(message) as unknown[];
-      if (frame[1] === id) {
+      const parsed = JSON.parse(message) as unknown[];
+      if (parsed[1] === id) {
         sim.client.off('message', look);
-        resolve(frame);
+        clearTimeout(late);
+        assert.equal(parsed[0], 4);
+        resolve(parsed[2] as string);
       }
     };
     sim.client.on('message', look);
+    sim.client.sendRaw(frame);
   });
 
-  const notJson = answer('-1');
-  sim.client.sendRaw('this is not JSON');
-  assert.equal((await notJson)[2], 'RpcFrameworkError');
+  // OCPP-J 1.6 §4.2.3 names ten codes; ocpp-rpc's own are OCPP 2.0.1's (RpcFrameworkError,
+  // MessageTypeNotSupported, OccurrenceConstraintViolation), which a 1.6 charger does not know.
+  assert.equal(await answer('-1', 'this is not JSON'), 'FormationViolation');
+  assert.equal(await answer('-1', '{"not": "an array"}'), 'ProtocolError');
+  assert.equal(await answer('-1', '[2, 17, "Heartbeat", {}]'), 'ProtocolError', 'a message id that is not a string');
+  assert.equal(await answer('-1', '[7, "type-7", "Heartbeat", {}]'), 'PropertyConstraintViolation'); // refused before its id is read
+  assert.equal(await answer('unknown-1', JSON.stringify([2, 'unknown-1', 'OpenThePodBayDoors', {}])), 'NotImplemented');
+  // Known actions whose payload breaks the official schema: the hub's strict validation refuses them.
+  assert.equal(await answer('bad-status-1', JSON.stringify([2, 'bad-status-1', 'StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Dancing' }])),
+    'FormationViolation'); // OCPP 1.6J errata §5 spelling
+  assert.equal(await answer('no-status-1', JSON.stringify([2, 'no-status-1', 'StatusNotification', { connectorId: 1, errorCode: 'NoError' }])),
+    'OccurenceConstraintViolation'); // a required field missing, in 1.6's spelling
+  assert.equal(await answer('type-1', JSON.stringify([2, 'type-1', 'StatusNotification', { connectorId: 'one', errorCode: 'NoError', status: 'Available' }])),
+    'TypeConstraintViolation');
 
-  const unknown = answer('unknown-1');
-  sim.client.sendRaw(JSON.stringify([2, 'unknown-1', 'OpenThePodBayDoors', {}]));
-  assert.deepEqual((await unknown).slice(0, 3), [4, 'unknown-1', 'NotImplemented']);
-
-  // A known action whose payload breaks the official schema: the hub's strict validation refuses it.
-  const offSchema = answer('bad-status-1');
-  sim.client.sendRaw(JSON.stringify([2, 'bad-status-1', 'StatusNotification', { connectorId: 1, errorCode: 'NoError', status: 'Dancing' }]));
-  const refusal = await offSchema;
-  assert.equal(refusal[0], 4);
-  assert.equal(refusal[2], 'FormationViolation'); // OCPP 1.6J errata §5 spelling
+  // Thirty malformed frames in a row (ocpp-rpc closed after ten): each answered, the charger stays.
+  for (let i = 0; i < 30; i++) assert.equal(await answer('-1', `garbage ${i}`), 'FormationViolation');
+  const OCPP16 = ['NotImplemented', 'NotSupported', 'InternalError', 'ProtocolError', 'SecurityError', 'FormationViolation',
+    'PropertyConstraintViolation', 'OccurenceConstraintViolation', 'TypeConstraintViolation', 'GenericError'];
+  for (const frame of answers.filter((a) => a[0] === 4)) assert.ok(OCPP16.includes(frame[2] as string), `${String(frame[2])} is an OCPP 1.6 code`);
 
   // Still connected, and still understood.
   await sim.sendStatus('Preparing');
   assert.equal(sim.isOpen, true);
   assert.equal(hub.daemon.db.devices.get(CHARGER)!.isOnline, true);
+  assert.equal(await Promise.race([closed.then(() => 'closed'), Promise.resolve('open')]), 'open');
 });
 
 test('security profile 2: the same Basic auth over TLS with the hub\'s certificate (wss)', async (t) => {

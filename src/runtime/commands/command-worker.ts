@@ -74,6 +74,8 @@ export class CommandWorker {
   private readonly settings: CommandWorkerSettings;
   private readonly log: Logger;
   private stopping = false;
+  /** Commands whose device is unreachable: nothing of them was sent, so a stop leaves them PENDING. */
+  private readonly waitingForDevice = new Set<string>();
   private started = false;
   private readonly held = new Map<string, HeldOutcome>();
   private cancelHeldRetry: (() => void) | undefined;
@@ -127,11 +129,16 @@ export class CommandWorker {
     queue.running?.abort.abort(new CommandFailure('The device was deleted before it confirmed the command.'));
   }
 
-  /** Lets running commands finish within the grace period, then fails them; waiting ones stay PENDING. */
+  /**
+   * Lets commands being carried out finish within the grace period, then fails them; queued ones,
+   * and one that waits for its device to become reachable (nothing was sent), stay PENDING and are
+   * ended at once: they run after the next start.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
     const running = [...this.queues.values()].flatMap((q) => (q.running ? [q.running] : []));
     for (const queue of this.queues.values()) queue.waiting = [];
+    for (const r of running) if (this.waitingForDevice.has(r.command.id)) r.abort.abort(HUB_STOPPING);
     if (running.length === 0) return;
     const grace = setTimeout(() => {
       for (const r of running) r.abort.abort(new CommandFailure('The hub stopped before the device confirmed the command.'));
@@ -195,8 +202,9 @@ export class CommandWorker {
     const expiry = AbortSignal.any([signal, AbortSignal.timeout(expiresIn)]);
     if (!target.executor.isReachable(target.device)) {
       log.info('device unreachable; command waits for it');
-      const back = await this.waitReachable(target, expiry);
+      const back = await this.waitReachable(target, expiry, command.id);
       if (!back) {
+        if (signal.reason === HUB_STOPPING) return; // PENDING: carried out after the next start
         this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
         return;
       }
@@ -213,7 +221,11 @@ export class CommandWorker {
         return;
       }
       log.info({ reason: outcome.message, retryInMs: retryMs }, 'device not reached, nothing sent; the command waits for it');
-      if (!(await this.pause(retryMs, expiry)) || !(await this.waitReachable(target, expiry))) {
+      this.waitingForDevice.add(command.id);
+      const paused = await this.pause(retryMs, expiry);
+      this.waitingForDevice.delete(command.id);
+      if (!paused || !(await this.waitReachable(target, expiry, command.id))) {
+        if (signal.reason === HUB_STOPPING) return; // PENDING: carried out after the next start
         this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
         return;
       }
@@ -358,7 +370,16 @@ export class CommandWorker {
     return charger;
   }
 
-  private async waitReachable(target: Target, signal: AbortSignal): Promise<boolean> {
+  private async waitReachable(target: Target, signal: AbortSignal, commandId: string): Promise<boolean> {
+    this.waitingForDevice.add(commandId);
+    try {
+      return await this.pollReachable(target, signal);
+    } finally {
+      this.waitingForDevice.delete(commandId);
+    }
+  }
+
+  private async pollReachable(target: Target, signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
       if (target.executor.isReachable(target.device)) return true;
       try {
@@ -428,6 +449,9 @@ export class CommandWorker {
     for (const outcome of held) this.finish(outcome.command, outcome.state, outcome.reason, outcome.atMs);
   }
 }
+
+/** The abort reason of a command that waits for its device when the hub stops: it stays PENDING. */
+const HUB_STOPPING = new CommandFailure('The hub is stopping; the command waits for the next start.');
 
 function reasonOf(signal: AbortSignal): string {
   return signal.reason instanceof CommandFailure ? signal.reason.message : 'The command was cancelled.';

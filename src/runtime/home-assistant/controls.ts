@@ -17,7 +17,7 @@ import { currentMode, type Offers } from '../commands/hvac-modes.ts';
 const HA_MODE: Record<string, string> = { HEAT: 'heat', COOL: 'cool', DRY: 'dry', AUTO: 'auto', OFF: 'off' };
 
 export interface Control {
-  component: 'climate' | 'button' | 'number';
+  component: 'climate' | 'button' | 'number' | 'sensor';
   key: string;
   name: string | null;
   /** The names of its command topics (keys of COMMAND_OF_TOPIC). */
@@ -41,7 +41,16 @@ export const COMMAND_OF_TOPIC: Readonly<Record<string, CommandType>> = {
 
 /** The controls a device is offered, given the commands it can carry out. */
 export function controlsOf(device: DeviceRecord, offers: Offers): Control[] {
-  if (device.kind === 'hvac') return [climate(device, offers)];
+  if (device.kind === 'hvac') {
+    // Home Assistant shows a climate's setpoint dial, and lets it be turned, as soon as either
+    // temperature_state_topic or temperature_command_topic is set (homeassistant/components/mqtt/
+    // climate.py: TARGET_TEMPERATURE is supported when either topic is configured). A unit whose
+    // driver cannot write a setpoint gets no temperature topics on its climate; the setpoint it
+    // reports is a read-only sensor beside it.
+    const out = [climate(device, offers)];
+    if (!offers.has('SET_TEMPERATURE') && climateState(device, offers)['target_temperature'] !== null) out.push(SETPOINT_SENSOR);
+    return out;
+  }
   if (device.kind !== 'vehicle') return [];
   const out: Control[] = [];
   if (offers.has('CHARGING_START')) out.push({ component: 'button', key: 'charging_start', name: 'Start charging', commands: ['charging_start'], config: {}, stateKeys: {} });
@@ -72,9 +81,18 @@ function climate(device: DeviceRecord, offers: Offers): Control {
   if (modeShape) commands.push('mode');
   return {
     component: 'climate', key: 'climate', name: null, commands, config,
-    stateKeys: { current_temperature: 'current_temperature', temperature_state: 'target_temperature', mode_state: 'mode' },
+    stateKeys: setpoint
+      ? { current_temperature: 'current_temperature', temperature_state: 'target_temperature', mode_state: 'mode' }
+      : { current_temperature: 'current_temperature', mode_state: 'mode' },
   };
 }
+
+/** The setpoint of a unit that takes none from the hub, as a temperature sensor (sensor.mqtt). */
+const SETPOINT_SENSOR: Control = {
+  component: 'sensor', key: 'setpoint', name: 'Setpoint', commands: [],
+  config: { device_class: 'temperature', unit_of_measurement: '°C', state_class: 'measurement' },
+  stateKeys: { value: 'target_temperature' },
+};
 
 /** The modes shown: those the driver accepts, or the one the unit runs in when it takes none. */
 function climateModes(device: DeviceRecord, shape: CommandShape | undefined): string[] {

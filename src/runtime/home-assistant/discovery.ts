@@ -159,7 +159,8 @@ export function deviceDiscovery(topics: HaTopics, device: DeviceRecord, offers: 
   for (const control of controlsOf(device, offers)) {
     const body: Record<string, unknown> = { name: control.name, ...control.config };
     for (const [role, key] of Object.entries(control.stateKeys)) {
-      body[`${role}_topic`] = stateTopic;
+      // A sensor has one state_topic and its value_template; a climate a topic and template per role.
+      body[role === 'value' ? 'state_topic' : `${role}_topic`] = stateTopic;
       body[`${role}_template`] = `{{ value_json.${key} }}`;
     }
     for (const name of control.commands) {
@@ -175,6 +176,7 @@ export function deviceDiscovery(topics: HaTopics, device: DeviceRecord, offers: 
 export function discoveryIdentity(device: DeviceRecord, offers: Offers): string {
   return JSON.stringify([
     device.name, device.model, device.vendor, device.hvacType, offeredSensors(device).map((spec) => spec.key),
+    controlsOf(device, offers).map((control) => control.key),
     device.kind === 'tariff' ? tariffCurrency(device) : null, [...offers],
   ]);
 }

@@ -13,6 +13,7 @@
 import type { DeviceRecord } from '../../domain/device.ts';
 import { formatTimestamp } from '../../domain/time.ts';
 import { BATTERY_CHARGING_STATES, CHARGER_CHARGING_STATES, PV_POWER_STATES, type DeviceKind } from '../../domain/vocabulary.ts';
+import { quotedCurrency } from '../present.ts';
 
 export interface SensorSpec {
   /** The key in the device's state JSON, and the entity's object id. */
@@ -30,6 +31,8 @@ export interface SensorSpec {
 const num = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 const field = (name: string) => (device: DeviceRecord) => device.state?.[name];
 const number = (name: string) => (device: DeviceRecord) => num(device.state?.[name]);
+/** The first of these fields the device reports (drivers name the same measurement after their maker). */
+const firstNumber = (...names: string[]) => (device: DeviceRecord) => names.map((name) => num(device.state?.[name])).find((v) => v !== undefined);
 /** A binary sensor's payload: Home Assistant's defaults are ON and OFF (binary_sensor.mqtt docs). */
 const onOff = (name: string) => (device: DeviceRecord) => {
   const value = device.state?.[name];
@@ -98,7 +101,9 @@ const VEHICLE: SensorSpec[] = [
 // The climate entity carries the room (or water) temperature and the setpoint; these are the rest.
 const HVAC: SensorSpec[] = [
   { key: 'outside_temperature', component: 'sensor', name: 'Outside temperature', whenKnown: true, read: number('outsideTemperature'), config: TEMPERATURE },
-  { key: 'flow_temperature', component: 'sensor', name: 'Flow temperature', whenKnown: true, read: number('flowTemperature'), config: TEMPERATURE },
+  // The water a heat pump sends to the heating: Viessmann's flow temperature (open3e), Daikin's
+  // leaving water temperature (ESPAltherma's R1T), one sensor whichever the driver stores.
+  { key: 'flow_temperature', component: 'sensor', name: 'Flow temperature', whenKnown: true, read: firstNumber('flowTemperature', 'leavingWaterTemperature'), config: TEMPERATURE },
   { key: 'water_temperature', component: 'sensor', name: 'Water temperature', whenKnown: true, read: number('waterTemperature'), config: TEMPERATURE },
 ];
 
@@ -127,8 +132,7 @@ export const SENSORS: Record<DeviceKind, readonly SensorSpec[]> = {
 
 /** The currency a tariff quotes in: what its feed says, else its static data (EUR when neither). */
 export function tariffCurrency(device: DeviceRecord): string {
-  const quoted = device.state?.['currency'] ?? device.staticData['currency'];
-  return typeof quoted === 'string' && /^[A-Z]{3}$/.test(quoted) ? quoted : 'EUR';
+  return quotedCurrency(device) ?? 'EUR';
 }
 
 /** The sensors a device is offered now: every one of its kind, less those it has not reported yet. */

@@ -41,6 +41,11 @@ export interface Dialects {
   variants: Record<string, Record<string, Template>>;
   /** The variant used to write before the device was heard. */
   preferred: string;
+  /**
+   * A request the device answers under its own variant's topic, sent in every variant before a
+   * first write whose topic differs by variant, so that a write never goes to the other one.
+   */
+  probe?: PublishStep;
 }
 
 export interface Availability {

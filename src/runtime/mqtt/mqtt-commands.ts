@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IClientPublishOptions, IPublishPacket, MqttClient } from 'mqtt';
 import type { CommandType } from '../../domain/vocabulary.ts';
-import { abortedFailure, CommandFailure } from '../commands/executor.ts';
+import { abortedFailure, CommandFailure, DeviceNotReached } from '../commands/executor.ts';
 import { commandValues } from '../commands/command-values.ts';
 import type { CommandSpec } from './definition.ts';
 import type { MqttSession } from './mqtt-session.ts';
@@ -17,6 +17,31 @@ import { decodePayload, valueAt } from '../values.ts';
 
 /** How long a rejection waits for the reason the bridge publishes after it. */
 const REASON_WAIT_MS = 2000;
+/** How long a first write waits for the device to show which topic variant it speaks. */
+const DIALECT_PROBE_MS = 10_000;
+
+/**
+ * Before a write whose topic differs by variant (ebusd's two namings, `names: auto`) while the
+ * device has not been heard in one yet (just after a start): the definition's probe goes out in
+ * every variant, the device answers under its own (ebusd publishes a message read by `…/get` under
+ * its own name, mqtthandler.cpp), and the write then goes where the device listens. Without an
+ * answer nothing is written, and the command waits for the device like one for an unreachable one.
+ */
+async function learnDialect(client: MqttClient, session: MqttSession, spec: CommandSpec, signal: AbortSignal): Promise<void> {
+  const probe = session.dialectProbeSteps();
+  if (probe.length === 0 || !spec.publish.some((step) => session.dependsOnDialect(step.topic))) return;
+  const bounded = AbortSignal.any([signal, AbortSignal.timeout(DIALECT_PROBE_MS)]);
+  const heard = session.waitForState(() => session.dialect !== undefined, session.messages, bounded);
+  heard.catch(() => {});
+  for (const step of probe) if (client.connected) await client.publishAsync(step.topic, step.payload, { qos: 0 });
+  try {
+    await heard;
+  } catch {
+    if (signal.aborted) throw abortedFailure(signal, 'The command was cancelled before it was sent.');
+    throw new DeviceNotReached(`The device did not show which message names it uses within ${DIALECT_PROBE_MS / 1000} s; nothing was written.`);
+  }
+  session.log.info({ dialect: session.dialect }, 'mqtt: topic variant learned before the first write');
+}
 
 export async function runMqttCommand(client: MqttClient, session: MqttSession, type: CommandType, spec: CommandSpec, payload: unknown, signal: AbortSignal): Promise<void> {
   const values = commandValues(spec.value, type, payload, session.settings);
@@ -25,6 +50,7 @@ export async function runMqttCommand(client: MqttClient, session: MqttSession, t
   if (spec.value.from === 'schedule' && values.length !== spec.publish.length) {
     throw new CommandFailure(`${type}: the device's format needs ${spec.publish.length} parts, the command gave ${values.length}.`);
   }
+  await learnDialect(client, session, spec, signal);
   const correlation = randomUUID();
   // A schedule written day by day is confirmed by its last part, which the device takes last.
   const confirmation = awaitConfirmation(session, spec, values[values.length - 1]!, correlation, signal);

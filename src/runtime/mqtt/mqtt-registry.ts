@@ -64,7 +64,7 @@ export function availabilitiesOf(definition: MqttDriverDefinition): readonly Ava
 function templatesOf(definition: MqttDriverDefinition): string[] {
   const out: string[] = definition.state.flatMap((s) => [s.topic, ...Object.values(s.fields).flatMap((r) => (r.fromSettings !== undefined ? [r.fromSettings] : []))]);
   for (const availability of availabilitiesOf(definition)) out.push(availability.topic);
-  for (const step of definition.onListen ?? []) out.push(step.topic, step.payload);
+  for (const step of [...(definition.onListen ?? []), ...(definition.dialects?.probe ? [definition.dialects.probe] : [])]) out.push(step.topic, step.payload);
   for (const variant of Object.values(definition.dialects?.variants ?? {})) out.push(...Object.values(variant));
   for (const step of definition.refresh ?? []) out.push(step.topic, step.payload);
   for (const command of Object.values(definition.commands ?? {})) {

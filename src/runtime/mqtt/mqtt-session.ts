@@ -76,10 +76,10 @@ export class MqttSession extends EventEmitter {
     this.availabilities = availability === undefined ? [] : Array.isArray(availability) ? availability : [availability as Availability];
     const stateTopics = new Map<string, { topic: StateTopic; dialects: string[] }>();
     for (const stateTopic of definition.state) {
-      for (const [topic, dialect] of this.fillEach(stateTopic.topic, stateTopic.optional)) {
+      for (const [topic, dialects] of this.fillByDialect(stateTopic.topic, stateTopic.optional === true)) {
         const known = stateTopics.get(topic);
-        if (known) known.dialects.push(dialect);
-        else stateTopics.set(topic, { topic: stateTopic, dialects: [dialect] });
+        if (known) known.dialects.push(...dialects);
+        else stateTopics.set(topic, { topic: stateTopic, dialects });
       }
     }
     this.stateTopics = stateTopics;
@@ -95,14 +95,22 @@ export class MqttSession extends EventEmitter {
   /** A template filled for each dialect listened on, with the dialect; the same text once. An optional
    * template that needs a setting left empty gives nothing. */
   fillEach(template: string, optional = false): [string, string][] {
-    const out = new Map<string, string>();
+    return [...this.fillByDialect(template, optional)].map(([text, dialects]) => [text, dialects[0]!]);
+  }
+
+  /** Each text a template gives, with every dialect that gives it: a topic the same in all of them
+   * (ebusd's HwcStorageTemp) says nothing of which one the device speaks. */
+  private fillByDialect(template: string, optional: boolean): Map<string, string[]> {
+    const out = new Map<string, string[]>();
     for (const dialect of this.dialectCandidates) {
       const values = this.dialectValues(dialect);
       if (optional && [...template.matchAll(/\{(\w+)\}/g)].some(([, name]) => !values[name!])) continue;
       const text = fillTemplate(template, values);
-      if (!out.has(text)) out.set(text, dialect);
+      const known = out.get(text);
+      if (known) known.push(dialect);
+      else out.set(text, [dialect]);
     }
-    return [...out];
+    return out;
   }
 
   private dialectValues(dialect: string | undefined): Record<string, string> {
@@ -134,7 +142,7 @@ export class MqttSession extends EventEmitter {
     // A topic only one variant has tells which one the device speaks (it may change with a firmware update).
     if (dialects.length === 1 && this.dialectCandidates.length > 1 && this.dialect !== dialects[0]) {
       this.dialect = dialects[0];
-      this.log.info({ dialect: this.dialect }, 'mqtt: the device is heard in this topic variant');
+      this.log.info({ dialect: this.dialect, topic: topic.topic }, 'mqtt: the device is heard in this topic variant');
     }
     const data = decodePayload(payload, topic.format);
     const update: StateUpdate = { values: {}, mapped: [] };
@@ -185,8 +193,24 @@ export class MqttSession extends EventEmitter {
 
   /** The topics to publish when the hub begins to listen (every dialect listened on). */
   listenSteps(): { topic: string; payload: string }[] {
+    return this.stepsInEachDialect(this.definition.onListen ?? []);
+  }
+
+  /** The dialect probe in every variant listened on (Dialects.probe); none once the dialect is known. */
+  dialectProbeSteps(): { topic: string; payload: string }[] {
+    const probe = this.definition.dialects?.probe;
+    return probe && this.dialect === undefined ? this.stepsInEachDialect([probe]) : [];
+  }
+
+  /** Whether a template's text depends on the dialect (it uses one of the variants' placeholders). */
+  dependsOnDialect(template: string): boolean {
+    const names = new Set(Object.values(this.definition.dialects?.variants ?? {}).flatMap((variant) => Object.keys(variant)));
+    return [...template.matchAll(/\{(\w+)\}/g)].some(([, name]) => names.has(name!));
+  }
+
+  private stepsInEachDialect(steps: readonly { topic: string; payload: string }[]): { topic: string; payload: string }[] {
     const out: { topic: string; payload: string }[] = [];
-    for (const step of this.definition.onListen ?? []) {
+    for (const step of steps) {
       for (const [topic, dialect] of this.fillEach(step.topic)) out.push({ topic, payload: fillTemplate(step.payload, this.dialectValues(dialect)) });
     }
     return out;

@@ -70,6 +70,9 @@ export class OcppRuntime implements CommandExecutor {
 
   start(): void {
     this.sync();
+    // Every charger is offline until it connects to this hub: what the store says of a connection of
+    // a previous run (a crash leaves isOnline true) is written over before the API answers.
+    this.writer.flush();
     this.timers.push(setInterval(() => this.writer.flush(), this.settings.flushMs));
     this.timers.push(setInterval(() => this.sync(), this.settings.resyncMs));
   }

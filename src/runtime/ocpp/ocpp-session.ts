@@ -77,10 +77,12 @@ export class OcppSession {
   /** The API's chargeState values as the charger last told them. */
   values(): ChargerValues {
     const values: ChargerValues = { ...valuesOfReading(this.reading), ...chargerValues(this.connectors, this.busyConnector, this.quirks.faultOnErrorCode) };
-    // Power and phases are those of a charge in progress; a meter reading outlives the charge.
+    // Power and phases are those of a charge in progress; a meter reading outlives the charge. Both
+    // are told as 0 even when this session has no reading yet: after a restart the store still holds
+    // the power of the last charge, and a status outside CHARGING must end it (docs/drivers-ocpp.md).
     if (values.chargingState !== undefined && values.chargingState !== 'CHARGING') {
-      if (values.chargeRate !== undefined) values.chargeRate = 0;
-      if (values.activePhases !== undefined) values.activePhases = 0;
+      values.chargeRate = 0;
+      values.activePhases = 0;
     }
     return values;
   }

@@ -1,7 +1,12 @@
 // An Enphase IQ Gateway (firmware D8) as its local API answers, laid out after pyenphase's captures
 // (github.com/pyenphase/pyenphase, MIT, tests/fixtures/8.2.4286_with_3cts_and_battery_split: info,
 // api_v1_production, production.json, ivp_ensemble_secctrl, ivp_ensemble_power; trimmed to the
-// keys that matter and written here by hand), with values from a SiteModel. Every endpoint but /info
+// keys that matter and written here by hand), with values from a SiteModel. `meters` picks how the
+// production figures disagree, as in three of those captures: with CTs (8.2.4286…: the production
+// CT in production.json 7123.097 W, /api/v1/production 7081, the micros 7012), metered without CTs
+// (8.2.4264_metered_noct: CT entries with activeCount 0 and noise, /api/v1/production stalled at
+// 4 W with wattHoursToday 0, the micros' 5521 the only true figure), no meter at all
+// (7.6.114_without_cts: production.json has the micros only; /api/v1/production agrees with them). Every endpoint but /info
 // wants the owner's token as a bearer; a wrong or missing one is 401, as on the gateway.
 import type { SiteModel } from '../site-model.ts';
 import { HttpDeviceSim, json, type SimAnswer, type SimRequest } from './http-sim-server.ts';
@@ -14,6 +19,8 @@ export interface EnphaseSimOptions {
   serial?: string;
   /** The battery reserve set in the app, %. */
   backupSoc?: number;
+  /** Production and consumption CTs (default), a metered gateway whose CTs are not set up, or none. */
+  meters?: 'cts' | 'metered-no-ct' | 'none';
 }
 
 export class EnphaseSim extends HttpDeviceSim {
@@ -30,21 +37,32 @@ export class EnphaseSim extends HttpDeviceSim {
     const r = this.site.read();
     const readingTime = Math.floor(Date.now() / 1000);
     const batteries = this.options.batteries ?? 0;
+    const meters = this.options.meters ?? 'cts';
     switch (request.path) {
-      case '/api/v1/production':
-        return json({ wattHoursToday: 12364, wattHoursSevenDays: 134187, wattHoursLifetime: Math.round(r.pvEnergyWh), wattsNow: Math.round(r.pvW) });
-      case '/production.json':
+      case '/api/v1/production': {
+        if (meters === 'metered-no-ct') return json({ wattHoursToday: 0, wattHoursSevenDays: 1583, wattHoursLifetime: 1583, wattsNow: 4 });
+        const wattsNow = meters === 'cts' ? Math.round(r.pvW * 0.99) : Math.round(r.pvW);
+        return json({ wattHoursToday: 12364, wattHoursSevenDays: 134187, wattHoursLifetime: Math.round(r.pvEnergyWh), wattsNow });
+      }
+      case '/production.json': {
+        const storage = [{ type: 'acb', activeCount: 0, readingTime: 0, wNow: 0, whNow: 0, state: 'idle' }];
+        if (meters === 'none') {
+          return json({ production: [{ type: 'inverters', activeCount: 13, readingTime, wNow: Math.round(r.pvW), whLifetime: Math.round(r.pvEnergyWh) }], storage });
+        }
+        const cts = meters === 'cts' ? 1 : 0;
+        const threeDecimals = (w: number) => Math.round(w * 1000) / 1000;
         return json({
           production: [
-            { type: 'inverters', activeCount: 24, readingTime, wNow: Math.round(r.pvW * 0.98), whLifetime: Math.round(r.pvEnergyWh) },
-            { type: 'eim', activeCount: 1, measurementType: 'production', readingTime, wNow: r.pvW, whLifetime: r.pvEnergyWh, rmsVoltage: 231.2 },
+            { type: 'inverters', activeCount: 24, readingTime, wNow: cts ? Math.round(r.pvW * 0.98) : Math.round(r.pvW), whLifetime: Math.round(r.pvEnergyWh) },
+            { type: 'eim', activeCount: cts, measurementType: 'production', readingTime, wNow: cts ? threeDecimals(r.pvW) : 3.659, whLifetime: r.pvEnergyWh, rmsVoltage: 231.2 },
           ],
           consumption: [
-            { type: 'eim', activeCount: 1, measurementType: 'total-consumption', readingTime, wNow: r.loadW, rmsVoltage: 231.1 },
-            { type: 'eim', activeCount: 1, measurementType: 'net-consumption', readingTime, wNow: r.gridW, rmsVoltage: 231.1 },
+            { type: 'eim', activeCount: cts, measurementType: 'total-consumption', readingTime, wNow: cts ? threeDecimals(r.loadW) : -1.837, rmsVoltage: 231.1 },
+            { type: 'eim', activeCount: cts, measurementType: 'net-consumption', readingTime, wNow: cts ? threeDecimals(r.gridW) : -5.495, rmsVoltage: 231.1 },
           ],
-          storage: [{ type: 'acb', activeCount: 0, readingTime: 0, wNow: 0, whNow: 0, state: 'idle' }],
+          storage,
         });
+      }
       case '/ivp/ensemble/secctrl':
         if (batteries === 0) return undefined;
         return json({

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SiteModel } from '../../../src/sim/site-model.ts';
-import { EnphaseSim } from '../../../src/sim/http/enphase-sim.ts';
+import { EnphaseSim, type EnphaseSimOptions } from '../../../src/sim/http/enphase-sim.ts';
 import { join } from 'node:path';
 import { Store } from '../../../src/store/store.ts';
 import { deviceCertificate, httpRecord, started, startHttpHub } from '../../support/http-hub.ts';
@@ -21,12 +21,12 @@ function jwt(exp: number): string {
 
 const NOON = () => Date.parse('2026-06-21T12:00:00Z');
 
-async function rig(t: import('node:test').TestContext, options: { token?: string; batteries?: number } = {}) {
+async function rig(t: import('node:test').TestContext, options: { token?: string; batteries?: number; meters?: EnphaseSimOptions['meters'] } = {}) {
   const token = options.token ?? jwt(Math.floor(Date.now() / 1000) + 365 * 86_400);
   // A still site: values do not move between the reads a test compares.
   const site = new SiteModel({ pvPeakW: 6000, initialSocPct: 64, now: NOON });
   const cert = deviceCertificate(t, 'envoy');
-  const sim = await started(t, new EnphaseSim(site, { token, batteries: options.batteries ?? 2 }), cert);
+  const sim = await started(t, new EnphaseSim(site, { token, batteries: options.batteries ?? 2, meters: options.meters }), cert);
   const binding = (extra: Record<string, unknown> = {}) => ({ type: 'enphase-envoy', host: '127.0.0.1', port: sim.port, token, tls: cert.pinned, ...extra });
   return { site, sim, cert, token, binding };
 }
@@ -72,6 +72,30 @@ test('Enphase: the battery fields (sum of the batteries\' mW, inverted to positi
   assert.equal(fixed['batteryCapacity'], site.batteryCapacityWh / 1000);
 });
 
+test('Enphase: PV power as pyenphase takes it per gateway: the production CT, the micros when the CTs are not set up, /api/v1/production without meters', async (t) => {
+  const { HttpReader } = await import('../../../src/runtime/http/http-reader.ts');
+  const { default: enphase } = await import('../../../drivers/http/enphase-envoy.ts');
+  const read = async (meters: EnphaseSimOptions['meters']) => {
+    const { site, binding } = await rig(t, { meters, batteries: 0 });
+    const reader = new HttpReader(enphase, binding(), { now: () => Date.now() });
+    return { r: site.read(), pv: await reader.readState('pvInverter', { timeoutMs: 5000 }), meter: await reader.readState('meter', { timeoutMs: 5000 }) };
+  };
+  // With CTs (fixture 8.2.4286…): production.json's production CT, not /api/v1/production's figure.
+  const cts = await read('cts');
+  assert.equal(cts.pv['solarPower'], Math.round(cts.r.pvW) / 1000);
+  assert.notEqual(cts.pv['solarPower'], Math.round(cts.r.pvW * 0.99) / 1000, 'the simulator\'s /api/v1/production differs, as on the gateway');
+  assert.equal(cts.meter['power'], Math.round(cts.r.gridW) / 1000);
+  // Metered, CTs not set up (fixture 8.2.4264_metered_noct): /api/v1/production is stalled at 4 W;
+  // the micros are the figure, and the idle CTs' noise is no meter reading.
+  const noCt = await read('metered-no-ct');
+  assert.equal(noCt.pv['solarPower'], Math.round(noCt.r.pvW) / 1000);
+  assert.equal(noCt.meter['power'], undefined);
+  assert.equal(noCt.meter['consumptionPower'], undefined);
+  // No meter (fixture 7.6.114_without_cts): /api/v1/production.
+  const none = await read('none');
+  assert.equal(none.pv['solarPower'], Math.round(none.r.pvW) / 1000);
+});
+
 test('Enphase: a gateway without batteries leaves the battery fields absent (404 on the ensemble endpoints), not an error', async (t) => {
   const { binding } = await rig(t, { batteries: 0 });
   const { HttpReader } = await import('../../../src/runtime/http/http-reader.ts');
@@ -104,6 +128,12 @@ test('Enphase: an expired token is not even sent: the device is offline with the
   const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', binding(), { isOnline: true })]);
   await hub.until(PV, (d) => !d.isOnline);
   assert.match(hub.daemon.http!.offlineReason(PV) ?? '', /token expired on 2026-01-01T00:00:00.000Z/);
+  // A refresh says why, as docs/drivers-http.md promises: not a bare "disconnected".
+  const res = await hub.api(`/pv-inverters/${PV}/refresh`);
+  assert.equal(res.status, 503);
+  const body = await res.json() as { errorCode: string; message: string };
+  assert.equal(body.errorCode, 'DEVICE_IS_DISCONNECTED');
+  assert.match(body.message, /is disconnected: the token expired on 2026-01-01T00:00:00.000Z/);
   assert.equal(sim.requests.length, 0);
 });
 

@@ -268,3 +268,22 @@ test('ebusd: a heating window ending at midnight is written as 24:00 and confirm
   hub.daemon.mqtt!.flush();
   assert.equal(hub.device(ZONE)!.state!['timerSunday'], '18:00;-:-;-:-;-:-;-:-;-:-');
 });
+
+test('ebusd, names auto: a time program written right after a start, before ebusd was heard, goes to the naming ebusd uses (learned by a read first)', async (t) => {
+  const hub = await startMqttHub(t, {
+    records: [drivenRecord('hvac', DHW, 'VAILLANT', { type: 'ebusd-vaillant-dhw', timeZone: 'Europe/Berlin' }, { type: 'DHW' })],
+  });
+  // The command is there before ebusd is: it runs the moment ebusd says it runs (global/running),
+  // before ebusd has published any message, and so before the hub has heard its naming.
+  const schedule = hub.submit(DHW, 'SET_SCHEDULE', { schedules: [{ mode: 'HEAT', start: { day: 'MONDAY', time: '04:00' }, end: { day: 'MONDAY', time: '05:00' } }] });
+  // An ebusd with the archived names, that has read nothing yet, and takes a moment per read on the bus.
+  const sim = new EbusdVaillantSim(hub.broker.url, { names: 'archived', preread: false });
+  sim.faults.delayMs = 300;
+  t.after(() => sim.stop());
+  await sim.start();
+  const done = await hub.commandDone(schedule.id, 40_000);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  const written = sets(sim).map((m) => m.topic);
+  assert.deepEqual(written, ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'].map((d) => `ebusd/700/hwcTimer.${d}/set`),
+    'every day written under the archived name, none under the generated one');
+});

@@ -57,6 +57,9 @@ test('tariff-topic: a feed other than evcc: its topic and the configured currenc
   const { hub } = await setup(t, { priceTopic: 'home/prices/now', currency: 'GBP', currencyTopic: '', heartbeatTopic: '' }, null);
   assert.equal(hub.device(TARIFF)!.state?.['pricePerKwh'], 0.287);
   assert.equal(hub.device(TARIFF)!.state?.['currency'], 'GBP');
+  hub.daemon.mqtt!.flush();
+  const body = (await (await hub.api(`/users/household-1/tariffs/${TARIFF}`)).json()) as Record<string, any>;
+  assert.equal(body.staticData.currency, 'GBP', 'the configured currency, where the import said EUR');
 });
 
 test('tariff-topic: the currency evcc publishes (site/currency) wins over the setting', async (t) => {
@@ -65,6 +68,10 @@ test('tariff-topic: the currency evcc publishes (site/currency) wins over the se
   const chf = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.state?.['currency'] === 'CHF');
   await feed.publish('evcc/site/currency', 'CHF');
   await chf;
+  hub.daemon.mqtt!.flush();
+  // The API's tariff shows what Home Assistant's price unit shows: the currency evcc publishes.
+  const body = (await (await hub.api(`/users/household-1/tariffs/${TARIFF}`)).json()) as Record<string, any>;
+  assert.equal(body.staticData.currency, 'CHF');
 });
 
 test('tariff-topic: evcc\'s heartbeat (evcc/updated) keeps the tariff online while the price stays the same', async (t) => {

@@ -7,6 +7,12 @@ import { ocppCharger, startOcppHub, type OcppHub } from '../../support/ocpp-hub.
 import type { ChargePointSim } from '../../../src/sim/ocpp/charge-point-sim.ts';
 import { HUB_ID_TAG } from '../../../src/runtime/ocpp/ocpp-handlers.ts';
 import { json } from '../../support/hub.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../../src/log.ts';
+import { Store } from '../../../src/store/store.ts';
 
 const CHARGER = '0c000000-0000-4000-8000-00000000c001';
 const VEHICLE = '0c000000-0000-4000-8000-00000000e001';
@@ -221,4 +227,56 @@ test('20 chargers connected at once each show their own state', async (t) => {
     assert.equal(device.isOnline, true);
     assert.equal(device.state!['chargingState'], i % 2 === 0 ? 'PREPARING' : 'UNPLUGGED', `charger ${i}`);
   }
+});
+
+test('after a restart a charger is offline until it connects to this hub, and a status outside CHARGING ends the power the store remembers', async (t) => {
+  // What the store holds after a crash in the middle of a charge: online, charging at 7.4 kW on 2 phases.
+  const remembered = { ...ocppCharger(CHARGER, 'ZAP-001'), isOnline: true,
+    chargeState: { chargingState: 'CHARGING', isPlugged: true, chargeRate: 7.4, activePhases: 2, chargeCurrentMax: 16 } };
+  const hub = await startOcppHub(t, [remembered]);
+  const atStart = await json(await hub.api(`/chargers/${CHARGER}`));
+  assert.equal(atStart.isOnline, false, 'the first answer after start already knows the charger has not connected');
+
+  // The car finished while the hub was away: the charger comes back with Finishing.
+  const sim = hub.sim('ZAP-001');
+  sim.status = 'Finishing';
+  await sim.connect();
+  await hub.online(CHARGER, true);
+  const stopped = await stateIs(hub, (s) => s['chargingState'] === 'STOPPED');
+  assert.equal(stopped['chargeRate'], 0, 'docs/drivers-ocpp.md: outside CHARGING the power reads 0');
+  assert.equal(stopped['activePhases'], 0);
+  await sim.sendStatus('Available');
+  const unplugged = await stateIs(hub, (s) => s['chargingState'] === 'UNPLUGGED');
+  assert.equal(unplugged['chargeRate'], 0);
+});
+
+test('stopping the hub while a command waits for a charger that is not connected ends the wait at once; the command stays PENDING and runs after the next start', async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-ocpp-stop-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  let heard: (() => void) | undefined;
+  const waiting = new Promise<void>((resolve) => { heard = resolve; });
+  const sink = new Writable({ write(chunk, _enc, done) {
+    if (String(chunk).includes('command waits for it')) heard?.();
+    done();
+  } });
+  const first = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP-001')], { dataDir, log: createLogger('info', sink) });
+  const command = first.submit(CHARGER, 'SET_CHARGING_CURRENT', { current: 10 });
+  await waiting; // the worker has taken the command and waits for the charger to connect
+  const started = performance.now();
+  await first.stop();
+  const stopMs = performance.now() - started;
+  // The worker gave a command being sent 5 s (stopGraceMs) to be confirmed; one that waits for an
+  // unreachable device has sent nothing, so there is nothing to wait for.
+  assert.ok(stopMs < 2500, `stopped in ${Math.round(stopMs)} ms`);
+  const store = Store.open(join(dataDir, 'hub.db'));
+  const stored = store.commands.get(command.id)!;
+  store.close();
+  assert.equal(stored.state, 'PENDING', stored.failedReason ?? '');
+  assert.equal(stored.startedAtMs, null);
+
+  const second = await startOcppHub(t, [], { dataDir });
+  const sim = second.sim('ZAP-001');
+  await sim.connect();
+  const done = await second.commandDone(command.id);
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
 });
