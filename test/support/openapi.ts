@@ -109,6 +109,8 @@ export class Conformance {
 
   constructor(readonly doc: Json) {
     addFormats.default(this.ajv);
+    // OpenAPI's own extension: a field the hub adds to the contract's shapes (decisions §5).
+    this.ajv.addKeyword('x-hub-addition');
     this.linked = JSON.parse(JSON.stringify(doc).replaceAll('"#/components/schemas/', '"openapi:components#/$defs/')) as Json;
     this.ajv.addSchema({ $id: 'openapi:components', $defs: this.linked['components']['schemas'] });
   }

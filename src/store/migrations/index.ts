@@ -4,5 +4,6 @@ import m002 from './002-command-attempts.ts';
 import m003 from './003-normal-forms.ts';
 import m004 from './004-ocpp.ts';
 import m005 from './005-hub-schedules.ts';
+import m006 from './006-command-waiting.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
