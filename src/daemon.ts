@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
 import { databasePath } from './config.ts';
 import { Store } from './store/store.ts';
+import { DataDirLock } from './store/data-dir-lock.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
@@ -69,6 +70,8 @@ export class Daemon {
   private health: HealthMonitor | undefined;
   private telemetryTimer: NodeJS.Timeout | undefined;
   private relay: Relay | undefined;
+  /** This hub's hold on its data directory, from before the store opens until it closes. */
+  private lock: DataDirLock | undefined;
 
   /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
   get healthMonitor(): HealthMonitor {
@@ -161,7 +164,12 @@ export class Daemon {
       server.once('listening', resolve);
       server.once('error', (err: NodeJS.ErrnoException) => {
         const where = `${config.http.host}:${config.http.port}`;
-        if (err.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (is another hub running? set HUB_HTTP_PORT to use another port)`));
+        // A second hub needs a database of its own as well (data-dir-lock.ts): both are said.
+        if (err.code === 'EADDRINUSE') {
+          const next = config.http.port === 0 ? 8081 : config.http.port + 1;
+          reject(new Error(`${where} is already in use (is another hub running? a second hub needs its own port and its own data directory: `
+            + `HUB_HTTP_PORT=${next} HUB_DATA_DIR=data-${next})`));
+        }
         else if (err.code === 'EACCES') reject(new Error(`not allowed to listen on ${where} (ports below 1024 need privileges)`));
         else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`${config.http.host} is not an address of this machine`));
         else reject(err);
@@ -195,6 +203,8 @@ export class Daemon {
   private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
+    // Before the store is opened: a second hub on this data directory changes nothing in it.
+    this.lock = DataDirLock.acquire(config.dataDir);
     this.store = Store.open(databasePath(config));
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
@@ -369,6 +379,8 @@ export class Daemon {
     this.store?.devices.persistLive();
     this.store?.close();
     this.store = undefined;
+    this.lock?.release();
+    this.lock = undefined;
     this.options.log.info('hub stopped');
   }
 }
