@@ -319,10 +319,10 @@ export class Daemon {
       brokerForDevices = brokerUrlForDevices({
         brokerUrl: config.mqtt.url, deviceUrl: config.mqtt.deviceUrl, publicUrl: config.http.publicUrl, listenHost: config.http.host,
       });
-      // Worth a warning only where pairing is offered to the home network: a hub on loopback (the
-      // demo, a hub behind a proxy without a public URL) serves this machine only.
+      // Advice only where pairing is offered to the home network: a hub on loopback (the demo, a
+      // hub behind a proxy without a public URL) serves this machine only, so it is debug there.
       if (!brokerForDevices) {
-        log[isLoopbackHost(config.http.host) ? 'info' : 'warn']({ broker: redactUrl(config.mqtt.url) },
+        log[isLoopbackHost(config.http.host) ? 'debug' : 'warn']({ broker: redactUrl(config.mqtt.url) },
           'the broker is on loopback and the hub knows no address of this gateway a device could use: pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
       }
     }
