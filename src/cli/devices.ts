@@ -1,6 +1,9 @@
 // `hub devices add …`: probes a Modbus device, detects what it is (or uses the named definition),
 // reads its model and capacity, and saves it for a user; `hub devices list` shows every device.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { formatTimestamp } from '../domain/time.ts';
+import { runningHubPid } from '../store/data-dir-lock.ts';
 import type { DriverBinding } from '../domain/device.ts';
 import { ImportError } from '../domain/import.ts';
 import { ownMakerModel, vendorOf } from '../domain/maker.ts';
@@ -34,6 +37,8 @@ export async function runDevices(args: string[], io: CliIo, dataDir: string): Pr
     io.err(DEVICES_USAGE);
     return 2;
   }
+  // Before this command opens the database (which may write to it).
+  const writtenMs = lastWritten(dataDir);
   const store = Store.open(resolve(dataDir, 'hub.db'));
   try {
     if (sub === 'remove') return remove(store, rest, io);
@@ -47,7 +52,7 @@ export async function runDevices(args: string[], io: CliIo, dataDir: string): Pr
       }
       return await trust(store, parsed.words, parsed.flags, io);
     }
-    return sub === 'list' ? list(store, io) : await add(store, rest, io);
+    return sub === 'list' ? list(store, io, dataDir, writtenMs) : await add(store, rest, io);
   } finally {
     store.close();
   }
@@ -73,8 +78,13 @@ function remove(store: Store, args: string[], io: CliIo): number {
 }
 
 /** Every device of every kind, by kind; secrets of a binding (passwords) are not shown. */
-function list(store: Store, io: CliIo): number {
+function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | undefined): number {
   const devices = store.devices.all();
+  // STATE is what the store holds: live while a hub runs here, else as the last hub (or import) left it.
+  const pid = runningHubPid(dataDir);
+  if (pid === undefined) {
+    io.out(`No hub is running on ${resolve(dataDir)}: STATE is the last stored state${writtenMs ? `, as of ${formatTimestamp(writtenMs)}` : ''}, not a live reading.`);
+  }
   const rows = devices.map((d) => {
     const address = d.driver ? shownBinding(d.driver) : {};
     return [d.id, d.kind, d.vendor, d.userId, d.name ?? d.model ?? '', d.isOnline ? 'online' : 'offline', d.driver ? `${d.driver.type} ${JSON.stringify(address)}` : '(no driver)'];
@@ -84,6 +94,18 @@ function list(store: Store, io: CliIo): number {
   for (const row of [header, ...rows]) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
   io.out(`${devices.length} device${devices.length === 1 ? '' : 's'}`);
   return 0;
+}
+
+/** When the database was last written (its WAL holds the latest writes), in ms. */
+function lastWritten(dataDir: string): number | undefined {
+  const times = ['hub.db', 'hub.db-wal'].flatMap((name) => {
+    try {
+      return [statSync(resolve(dataDir, name)).mtimeMs];
+    } catch {
+      return [];
+    }
+  });
+  return times.length > 0 ? Math.floor(Math.max(...times)) : undefined;
 }
 
 async function add(store: Store, args: string[], io: CliIo): Promise<number> {

@@ -54,6 +54,12 @@ function readHolder(path: string): Holder | undefined {
   }
 }
 
+/** The PID of the hub running on this data directory, or undefined when none runs. */
+export function runningHubPid(dataDir: string): number | undefined {
+  const holder = readHolder(join(resolve(dataDir), LOCK_FILE));
+  return holder && isAlive(holder) ? holder.pid : undefined;
+}
+
 export class DataDirLock {
   private constructor(private readonly path: string) {}
 
