@@ -19,7 +19,8 @@ import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { addHttp, HTTP_ADD_USAGE, shownBinding, trust } from './http-devices.ts';
-import { saveReadDevice } from './save-read.ts';
+import { saveReadDevice, saveProblem } from './save-read.ts';
+import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
@@ -30,6 +31,13 @@ ${HTTP_ADD_USAGE}
   (an ID may be given by its first characters when they name one device)`;
 
 const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
+
+/** What `devices add` takes: the Modbus options, the HTTP ones, and every HTTP driver's settings. */
+function addFlags(): string[] {
+  const settings = builtInHttpDrivers().all().flatMap((definition) => Object.keys(definition.settings));
+  return [...new Set(['user', 'host', 'port', 'serial-port', 'baud', 'parity', 'stop-bits', 'unit', 'driver', 'kind', 'name',
+    'vendor', 'http-port', 'fingerprint', 'timeout', ...settings])];
+}
 
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
   const [sub, ...rest] = args;
@@ -45,7 +53,7 @@ export async function runDevices(args: string[], io: CliIo, dataDir: string): Pr
     if (sub === 'trust') {
       let parsed;
       try {
-        parsed = parseArgs(rest);
+        parsed = parseArgs(rest, ['fingerprint', 'timeout']);
       } catch (err) {
         io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
         return 2;
@@ -112,7 +120,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
   let flags: Record<string, string>;
   let binding: DriverBinding;
   try {
-    flags = parseArgs(args).flags;
+    flags = parseArgs(args, addFlags()).flags;
     if (!flags['user']) throw new Error('--user is required');
     const target = flags['serial-port'] ?? flags['host'];
     if (!target) throw new Error('--host or --serial-port is required');
@@ -131,7 +139,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
       const done = await addHttp(store, binding['host'], flags, io);
       if (done !== undefined) return done;
     } catch (err) {
-      if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+      if (err instanceof ImportError) io.err(saveProblem(err));
       else io.err(`cannot add the device: ${(err as Error).message}`);
       return 1;
     }
@@ -194,7 +202,7 @@ async function add(store: Store, args: string[], io: CliIo): Promise<number> {
     }, io);
     return 0;
   } catch (err) {
-    if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+    if (err instanceof ImportError) io.err(saveProblem(err));
     else io.err(`cannot add the device: ${(err as Error).message}`);
     return 1;
   } finally {
