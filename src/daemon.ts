@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
-import { databasePath } from './config.ts';
+import { databasePath, relayUrlWarning } from './config.ts';
 import { Store } from './store/store.ts';
 import { DataDirLock } from './store/data-dir-lock.ts';
 import { createApp, type HubApp } from './api/app.ts';
@@ -327,6 +327,8 @@ export class Daemon {
       }
     }
     if (config.relay) {
+      const plain = relayUrlWarning(config.relay.url);
+      if (plain) log.warn({ relay: redactUrl(config.relay.url) }, plain);
       this.relay = new Relay({ ...config.relay, maxRequestBytes: config.http.bodyLimitBytes }, this.hubApp.app, log.child({ part: 'relay' }));
       this.relay.start();
     }
