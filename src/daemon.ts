@@ -8,7 +8,7 @@ import { databasePath, relayUrlWarning } from './config.ts';
 import { Store } from './store/store.ts';
 import { DataDirLock } from './store/data-dir-lock.ts';
 import { createApp, type HubApp } from './api/app.ts';
-import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
+import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
 import type { Logger } from './log.ts';
 import { systemClock, type Clock } from './domain/time.ts';
@@ -59,6 +59,16 @@ export interface DaemonOptions {
    * (the demo seeds its household here): a hub that cannot listen never gets this far.
    */
   beforeListen?: (store: Store) => void;
+  /** How the hub was started (the page at / shows the matching commands); by default from how it runs. */
+  startedAs?: StartedAs;
+}
+
+/**
+ * Compiled JavaScript is what install.sh puts under /opt (its admin command: sudo home-energy-hub);
+ * TypeScript through tsx is a checkout (npm start, npm run hub -- …).
+ */
+function startedAsOf(moduleUrl: string): StartedAs {
+  return moduleUrl.endsWith('.js') ? 'installed' : 'checkout';
 }
 
 export class Daemon {
@@ -286,6 +296,7 @@ export class Daemon {
       authFailuresPerMinute: config.http.authFailuresPerMinute,
       commandTtlMs: config.commands.ttlSeconds * 1000,
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
+      startedAs: this.options.startedAs ?? startedAsOf(import.meta.url),
     };
     const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
     // Chargers are paired over the broker (the page tells the user which broker to point them at, as

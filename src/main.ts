@@ -50,6 +50,7 @@ async function main(): Promise<void> {
   const daemon = new Daemon({
     config,
     log,
+    ...(demo ? { startedAs: 'demo' as const } : {}),
     beforeListen: demo
       ? (store) => {
           const now = Date.now();

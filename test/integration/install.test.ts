@@ -36,6 +36,10 @@ test('install.sh lays out /opt, /etc and the unit, and the installed hub runs', 
   });
   const res = await fetch(`${url}/health`);
   assert.deepEqual(await res.json(), { status: 'up' });
+  // Its page at / gives the installed hub's admin command, not the checkout's npm ones.
+  const page = await (await fetch(`${url}/`)).text();
+  assert.match(page, /sudo home-energy-hub keys create NAME/);
+  assert.doesNotMatch(page, /npm (start|run)/);
 });
 
 test('install.sh checks its inputs before it changes anything: a checkout without the example configuration installs nothing', async (t) => {
