@@ -101,3 +101,13 @@ function devicesDespiteOtherProblems(merged: Record<string, any>, issues: readon
 export function databasePath(config: Config): string {
   return resolve(config.dataDir, 'hub.db');
 }
+
+/**
+ * Why a relay URL is worth a warning, or undefined: over plain mqtt:// or ws:// every relayed call's
+ * X-API-KEY and answer cross the internet readable by anyone on the way. Allowed (a relay on the
+ * home network, a test bench), but never silently.
+ */
+export function relayUrlWarning(url: string): string | undefined {
+  if (!/^(mqtt|ws):\/\//.test(url)) return undefined;
+  return `relay.url ${url.split('://')[0]}:// is not encrypted: the API keys in every relayed request and every answer travel readable; use mqtts:// or wss://`;
+}

@@ -4,10 +4,11 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Config } from './config.ts';
-import { databasePath } from './config.ts';
+import { databasePath, relayUrlWarning } from './config.ts';
 import { Store } from './store/store.ts';
+import { DataDirLock } from './store/data-dir-lock.ts';
 import { createApp, type HubApp } from './api/app.ts';
-import { DEFAULT_API_SETTINGS, type ApiDeps } from './api/deps.ts';
+import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
@@ -58,6 +59,16 @@ export interface DaemonOptions {
    * (the demo seeds its household here): a hub that cannot listen never gets this far.
    */
   beforeListen?: (store: Store) => void;
+  /** How the hub was started (the page at / shows the matching commands); by default from how it runs. */
+  startedAs?: StartedAs;
+}
+
+/**
+ * Compiled JavaScript is what install.sh puts under /opt (its admin command: sudo home-energy-hub);
+ * TypeScript through tsx is a checkout (npm start, npm run hub -- …).
+ */
+function startedAsOf(moduleUrl: string): StartedAs {
+  return moduleUrl.endsWith('.js') ? 'installed' : 'checkout';
 }
 
 export class Daemon {
@@ -69,6 +80,8 @@ export class Daemon {
   private health: HealthMonitor | undefined;
   private telemetryTimer: NodeJS.Timeout | undefined;
   private relay: Relay | undefined;
+  /** This hub's hold on its data directory, from before the store opens until it closes. */
+  private lock: DataDirLock | undefined;
 
   /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
   get healthMonitor(): HealthMonitor {
@@ -177,7 +190,12 @@ export class Daemon {
       server.once('listening', resolve);
       server.once('error', (err: NodeJS.ErrnoException) => {
         const where = `${config.http.host}:${config.http.port}`;
-        if (err.code === 'EADDRINUSE') reject(new Error(`${where} is already in use (is another hub running? set HUB_HTTP_PORT to use another port)`));
+        // A second hub needs a database of its own as well (data-dir-lock.ts): both are said.
+        if (err.code === 'EADDRINUSE') {
+          const next = config.http.port === 0 ? 8081 : config.http.port + 1;
+          reject(new Error(`${where} is already in use (is another hub running? a second hub needs its own port and its own data directory: `
+            + `HUB_HTTP_PORT=${next} HUB_DATA_DIR=data-${next})`));
+        }
         else if (err.code === 'EACCES') reject(new Error(`not allowed to listen on ${where} (ports below 1024 need privileges)`));
         else if (err.code === 'EADDRNOTAVAIL') reject(new Error(`${config.http.host} is not an address of this machine`));
         else reject(err);
@@ -222,6 +240,8 @@ export class Daemon {
   private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
+    // Before the store is opened: a second hub on this data directory changes nothing in it.
+    this.lock = DataDirLock.acquire(config.dataDir);
     this.store = Store.open(databasePath(config));
     this.store.storage.start(log, {
       lowSpaceBytes: config.storage.lowSpaceMegabytes * 1024 * 1024,
@@ -249,6 +269,7 @@ export class Daemon {
       authFailuresPerMinute: config.http.authFailuresPerMinute,
       commandTtlMs: config.commands.ttlSeconds * 1000,
       connectSessionTtlMs: config.connect.sessionTtlSeconds * 1000,
+      startedAs: this.options.startedAs ?? startedAsOf(import.meta.url),
     };
     // Where devices on the home network reach the hub, known once it listens (pairing pages say so).
     let brokerForDevices: string | undefined;
@@ -327,14 +348,16 @@ export class Daemon {
       brokerForDevices = brokerUrlForDevices({
         brokerUrl: config.mqtt.url, deviceUrl: config.mqtt.deviceUrl, publicUrl: config.http.publicUrl, listenHost: config.http.host,
       });
-      // Worth a warning only where pairing is offered to the home network: a hub on loopback (the
-      // demo, a hub behind a proxy without a public URL) serves this machine only.
+      // Advice only where pairing is offered to the home network: a hub on loopback (the demo, a
+      // hub behind a proxy without a public URL) serves this machine only, so it is debug there.
       if (!brokerForDevices) {
-        log[isLoopbackHost(config.http.host) ? 'info' : 'warn']({ broker: redactUrl(config.mqtt.url) },
+        log[isLoopbackHost(config.http.host) ? 'debug' : 'warn']({ broker: redactUrl(config.mqtt.url) },
           'the broker is on loopback and the hub knows no address of this gateway a device could use: pairing names no broker; set mqtt.deviceUrl (or http.publicUrl)');
       }
     }
     if (config.relay) {
+      const plain = relayUrlWarning(config.relay.url);
+      if (plain) log.warn({ relay: redactUrl(config.relay.url) }, plain);
       this.relay = new Relay({ ...config.relay, maxRequestBytes: config.http.bodyLimitBytes }, this.hubApp.app, log.child({ part: 'relay' }));
       this.relay.start();
     }
@@ -384,6 +407,8 @@ export class Daemon {
     if (this.store) this.persistTelemetry(this.store);
     this.store?.close();
     this.store = undefined;
+    this.lock?.release();
+    this.lock = undefined;
     this.options.log.info('hub stopped');
   }
 }

@@ -31,7 +31,11 @@ async function main(): Promise<void> {
   // Logs and the banner go to stdout through an output that never blocks or crashes the hub when the
   // reader is gone or stalled; anything else that writes there (Node's own warnings) must not either.
   const output = fdOutput();
-  const log = createLogger(config.logLevel, output);
+  // The demo starts quietly: its banner is what a demo user needs, and each simulated device's
+  // arrival is no news. Warnings still show (a device gone offline, a command waiting for one);
+  // HUB_LOG_LEVEL=info shows every event, as on an installed hub.
+  const quietDemo = demo && process.env['HUB_LOG_LEVEL'] === undefined && process.env['HUB_CONFIG'] === undefined;
+  const log = createLogger(quietDemo ? 'warn' : config.logLevel, output);
   let demoKey: string | undefined;
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
@@ -39,12 +43,14 @@ async function main(): Promise<void> {
   const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators() : undefined;
   const demoMqttModule = demo && !config.mqtt ? await import('./sim/demo-mqtt.ts') : undefined;
   const demoMqtt = demoMqttModule ? await demoMqttModule.startDemoMqtt(demoMqttModule.demoMqttListen(process.env['HUB_DEMO_MQTT_LISTEN'])) : undefined;
-  if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url }) };
+  // The demo's embedded broker (aedes) speaks MQTT 3.1.1: no attempt at 5 to be refused and logged.
+  if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url, protocolVersion: 4 }) };
   // A Zaptec-like charger that speaks OCPP to the hub's own endpoint, once it listens.
   const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp() : undefined;
   const daemon = new Daemon({
     config,
     log,
+    ...(demo ? { startedAs: 'demo' as const } : {}),
     beforeListen: demo
       ? (store) => {
           const now = Date.now();
@@ -74,6 +80,7 @@ async function main(): Promise<void> {
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
       `  docs: ${daemon.url}/docs\n` +
       `  the demo's devices and their ids:  npm run hub -- devices list\n` +
+      (quietDemo ? '  logs: warnings only (HUB_LOG_LEVEL=info npm start shows every event)\n' : '') +
       (config.homeAssistant.enabled && config.mqtt ? `  Home Assistant: point its MQTT integration at the broker ${config.mqtt.url} (docs/home-assistant.md)\n` : '') +
       '\n',
     );

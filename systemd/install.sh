@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs home-energy-hub as a systemd service:
 #   the daemon         /opt/home-energy-hub   (compiled JavaScript, production dependencies)
-#   the configuration  /etc/home-energy-hub/hub.yaml   (kept if it exists)
+#   the configuration  /etc/home-energy-hub/hub.yaml   (from systemd/hub.example.yaml; kept if it exists)
 #   the state          /var/lib/home-energy-hub        (created by systemd, owned by the service user)
 #   the admin command  /usr/local/bin/home-energy-hub  (runs `hub` as the service user)
 # Usage, from a checkout on the gateway:  sudo systemd/install.sh [--no-start]
@@ -18,6 +18,19 @@ while [ $# -gt 0 ]; do
 done
 PREFIX=/opt/home-energy-hub; ETC=/etc/home-energy-hub; USER_NAME=home-energy-hub
 
+# Every input is checked before anything is built or changed: a checkout with a file missing stops
+# here, not half-way with /opt already written.
+missing=()
+for input in package.json package-lock.json README.md scripts/check-node.mjs tsconfig.build.json \
+    systemd/home-energy-hub.service systemd/hub.example.yaml; do
+  [ -f "$input" ] || missing+=("$input")
+done
+[ -d src ] || missing+=("src/")
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "this checkout lacks ${missing[*]}: nothing was installed (git checkout -- . restores tracked files)" >&2
+  exit 1
+fi
+
 NODE=$(command -v node) || { echo "node not found: install Node.js 20 first" >&2; exit 1; }
 # The range package.json's engines.node gives, checked by the node that will run the hub.
 "$NODE" scripts/check-node.mjs || exit 1
@@ -26,6 +39,9 @@ NODE=$(command -v node) || { echo "node not found: install Node.js 20 first" >&2
 echo "building…"
 [ -d node_modules ] || npm ci --no-audit --no-fund
 npm run -s build
+for built in dist/src/main.js dist/src/cli/hub.js; do
+  [ -f "$built" ] || { echo "the build made no $built: nothing was installed" >&2; exit 1; }
+done
 
 echo "installing into ${ROOT}${PREFIX}…"
 install -d "${ROOT}${PREFIX}" "${ROOT}${ETC}" "${ROOT}/etc/systemd/system" "${ROOT}/usr/local/bin"
@@ -37,7 +53,7 @@ cp -a --no-preserve=ownership node_modules "${ROOT}${PREFIX}/"
 (cd "${ROOT}${PREFIX}" && npm prune --omit=dev --no-audit --no-fund >/dev/null)
 
 if [ ! -f "${ROOT}${ETC}/hub.yaml" ]; then
-  install -m 0640 data/hub.example.yaml "${ROOT}${ETC}/hub.yaml"
+  install -m 0640 systemd/hub.example.yaml "${ROOT}${ETC}/hub.yaml"
   echo "wrote ${ETC}/hub.yaml (edit it, then: systemctl restart home-energy-hub)"
 fi
 sed "s|^ExecStart=/usr/bin/node |ExecStart=${NODE} |" systemd/home-energy-hub.service > "${ROOT}/etc/systemd/system/home-energy-hub.service"

@@ -60,7 +60,7 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
     requests = ops.metrics.counter('hub_http_requests_total', 'HTTP requests by method and status class');
     app.route('/', opsRoutes(deps, ops));
   }
-  app.get('/', (c) => c.html(renderLandingPage(deps.settings.publicUrl || new URL(c.req.url).origin)));
+  app.get('/', (c) => c.html(renderLandingPage(deps.settings.publicUrl || new URL(c.req.url).origin, deps.settings.startedAs)));
   app.get('/docs', (c) => c.html(renderDocsPage(document() as Parameters<typeof renderDocsPage>[0])));
 
   // Every /v1.0.0 request, unknown routes included, passes the gate: each operation's own handler

@@ -15,7 +15,14 @@ export interface ApiSettings {
   bodyLimitBytes: number;
   /** Failed key checks allowed per client address per minute before 429. */
   authFailuresPerMinute: number;
+  /**
+   * How this hub was started, for the commands the page at / shows: the demo or a hub run from a
+   * checkout (`npm run hub -- …`), or the installed service (`sudo home-energy-hub …`).
+   */
+  startedAs?: StartedAs;
 }
+
+export type StartedAs = 'demo' | 'checkout' | 'installed';
 
 export const DEFAULT_API_SETTINGS: Omit<ApiSettings, 'publicUrl'> = {
   commandTtlMs: 15 * 60_000,

@@ -51,7 +51,7 @@ function commandOf(type: CommandType, deviceId: string, deviceKind: DeviceRecord
   const createdAtMs = AT - minutesAgo * 60_000;
   return {
     seq: 1, id, deviceId, deviceKind, userId: USER, type, state, payload: undefined, createdAtMs,
-    lastUpdatedMs: state === 'PENDING' ? createdAtMs : createdAtMs + 2_000, expiresAtMs: createdAtMs + 300_000, failedReason: null, startedAtMs: null,
+    lastUpdatedMs: state === 'PENDING' ? createdAtMs : createdAtMs + 2_000, expiresAtMs: createdAtMs + 300_000, failedReason: null, startedAtMs: null, waitingReason: null,
   };
 }
 

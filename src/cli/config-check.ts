@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config.ts';
+import { ConfigError, loadConfig, relayUrlWarning } from '../config.ts';
 import type { CliIo } from './io.ts';
 
 /** `hub config check [FILE]`: the checks of a start, without starting; the file HUB_CONFIG names by default. */
@@ -14,6 +14,8 @@ export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv
     io.out(`${file}: OK (listens on ${config.http.host}:${config.http.port}, data in ${config.dataDir})`);
     // Not a problem (the demo brings its own broker), but a hub started with this file publishes nothing.
     if (config.homeAssistant.enabled && !config.mqtt) io.err('note: homeAssistant.enabled needs a broker (mqtt.url); without one nothing reaches Home Assistant');
+    const relay = config.relay && relayUrlWarning(config.relay.url);
+    if (relay) io.err(`warning: ${relay}`);
     return 0;
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;

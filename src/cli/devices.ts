@@ -1,6 +1,9 @@
 // `hub devices add …`: probes a Modbus device, detects what it is (or uses the named definition),
 // reads its model and capacity, and saves it for a user; `hub devices list` shows every device.
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { formatTimestamp } from '../domain/time.ts';
+import { runningHubPid } from '../store/data-dir-lock.ts';
 import type { DriverBinding } from '../domain/device.ts';
 import { ImportError } from '../domain/import.ts';
 import { ownMakerModel, vendorOf } from '../domain/maker.ts';
@@ -16,7 +19,8 @@ import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { addHttp, HTTP_ADD_USAGE, shownBinding, trust } from './http-devices.ts';
-import { saveReadDevice } from './save-read.ts';
+import { saveReadDevice, saveProblem } from './save-read.ts';
+import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
@@ -30,26 +34,35 @@ ${HTTP_ADD_USAGE}
 
 const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
 
+/** What `devices add` takes: the Modbus options, the HTTP ones, and every HTTP driver's settings. */
+function addFlags(): string[] {
+  const settings = builtInHttpDrivers().all().flatMap((definition) => Object.keys(definition.settings));
+  return [...new Set(['user', 'host', 'port', 'serial-port', 'baud', 'parity', 'stop-bits', 'unit', 'driver', 'kind', 'name',
+    'vendor', 'http-port', 'fingerprint', 'timeout', 'room', ...settings])];
+}
+
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
   const [sub, ...rest] = args;
   if (sub !== 'add' && sub !== 'list' && sub !== 'remove' && sub !== 'trust') {
     io.err(DEVICES_USAGE);
     return 2;
   }
+  // Before this command opens the database (which may write to it).
+  const writtenMs = lastWritten(dataDir);
   const store = Store.open(resolve(dataDir, 'hub.db'));
   try {
     if (sub === 'remove') return remove(store, rest, io);
     if (sub === 'trust') {
       let parsed;
       try {
-        parsed = parseArgs(rest);
+        parsed = parseArgs(rest, ['fingerprint', 'timeout']);
       } catch (err) {
         io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
         return 2;
       }
       return await trust(store, parsed.words, parsed.flags, io);
     }
-    return sub === 'list' ? list(store, io) : await add(store, rest, io);
+    return sub === 'list' ? list(store, io, dataDir, writtenMs) : await add(store, rest, io);
   } finally {
     store.close();
   }
@@ -75,8 +88,13 @@ function remove(store: Store, args: string[], io: CliIo): number {
 }
 
 /** Every device of every kind, by kind; secrets of a binding (passwords) are not shown. */
-function list(store: Store, io: CliIo): number {
+function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | undefined): number {
   const devices = store.devices.all();
+  // STATE is what the store holds: live while a hub runs here, else as the last hub (or import) left it.
+  const pid = runningHubPid(dataDir);
+  if (pid === undefined) {
+    io.out(`No hub is running on ${resolve(dataDir)}: STATE is the last stored state${writtenMs ? `, as of ${formatTimestamp(writtenMs)}` : ''}, not a live reading.`);
+  }
   const rows = devices.map((d) => {
     const address = d.driver ? shownBinding(d.driver) : {};
     return [d.id, d.kind, d.vendor, d.userId, d.name ?? d.model ?? '', d.isOnline ? 'online' : 'offline', d.driver ? `${d.driver.type} ${JSON.stringify(address)}` : '(no driver)'];
@@ -88,13 +106,25 @@ function list(store: Store, io: CliIo): number {
   return 0;
 }
 
+/** When the database was last written (its WAL holds the latest writes), in ms. */
+function lastWritten(dataDir: string): number | undefined {
+  const times = ['hub.db', 'hub.db-wal'].flatMap((name) => {
+    try {
+      return [statSync(resolve(dataDir, name)).mtimeMs];
+    } catch {
+      return [];
+    }
+  });
+  return times.length > 0 ? Math.floor(Math.max(...times)) : undefined;
+}
+
 async function add(store: Store, given: string[], io: CliIo): Promise<number> {
   let flags: Record<string, string>;
   let binding: DriverBinding;
   const update = given.includes('--update');
   const args = given.filter((a) => a !== '--update');
   try {
-    flags = parseArgs(args).flags;
+    flags = parseArgs(args, addFlags()).flags;
     if (!flags['user']) throw new Error('--user is required');
     const target = flags['serial-port'] ?? flags['host'];
     if (!target) throw new Error('--host or --serial-port is required');
@@ -113,7 +143,7 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
       const done = await addHttp(store, binding['host'], flags, io, update);
       if (done !== undefined) return done;
     } catch (err) {
-      if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+      if (err instanceof ImportError) io.err(saveProblem(err));
       else io.err(`cannot add the device: ${(err as Error).message}`);
       return 1;
     }
@@ -176,7 +206,7 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
     }, io, update);
     return saved ? 0 : 1;
   } catch (err) {
-    if (err instanceof ImportError) io.err(`cannot save the device: ${err.message}`);
+    if (err instanceof ImportError) io.err(saveProblem(err));
     else io.err(`cannot add the device: ${(err as Error).message}`);
     return 1;
   } finally {

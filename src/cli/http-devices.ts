@@ -3,7 +3,7 @@
 // presents is shown and pinned in its binding (trust on first use), and changed only by the
 // installer with `hub devices trust`.
 import type { DriverBinding } from '../domain/device.ts';
-import type { DeviceKind } from '../domain/vocabulary.ts';
+import { BATTERY_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
 import { describeDiscovered, discoverHttp, type DiscoveredHttpDevice } from '../runtime/http/http-discovery.ts';
@@ -57,6 +57,14 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const kind = (flags['kind'] as DeviceKind | undefined) ?? device.kinds.find((k) => definition.kinds[k]);
   if (!kind || !definition.kinds[kind]) {
     io.err(`the device offers ${Object.keys(definition.kinds).join(', ')}; choose one with --kind`);
+    return 2;
+  }
+  // Said before anything is read: the API's battery has a vendor set of its own (FRONIUS, SMA,
+  // HUAWEI, TESLA), so an Enphase gateway's IQ Batteries are read but cannot be stored as one.
+  const maker = definition.vendors[0]!.code;
+  if (kind === 'battery' && !(BATTERY_VENDORS as readonly string[]).includes(maker)) {
+    io.err(`cannot add the ${maker} batteries as a battery: the API's battery vendors are ${BATTERY_VENDORS.join(', ')}, `
+      + `without ${maker} (docs/drivers-http.md); this device also offers ${Object.keys(definition.kinds).filter((k) => k !== 'battery').join(', ')}`);
     return 2;
   }
   const binding: DriverBinding = { type: definition.type, host, port: device.port };

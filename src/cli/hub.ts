@@ -1,7 +1,7 @@
 // The `hub` command (`npm run hub -- <command>`): administration that works whether or not the
 // daemon runs (SQLite in WAL mode lets both open the database). Exit codes: 0 ok, 1 failed, 2 usage
 // or configuration (as a refused start).
-import { loadConfig, databasePath, ConfigError } from '../config.ts';
+import { loadConfig, databasePath, ConfigError, type Config } from '../config.ts';
 import { Store } from '../store/store.ts';
 import { runKeys } from './keys.ts';
 import { runImport } from './import.ts';
@@ -27,11 +27,28 @@ const USAGE = () => `usage: npm run hub -- <command>
   backup FILE               copy the database (safe while the hub runs)
   restore FILE              restore a backup into the database
   config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
+  scan HOST[:PORT]|SERIAL   find devices at an address (below)
+  devices add|list|remove|trust   add a device found by scan, list, delete, re-pin (below)
 
 ${SCAN_USAGE}
 ${DEVICES_USAGE}
 
-Environment: HUB_DATA_DIR (default data/), HUB_CONFIG (a YAML file).`;
+Environment: HUB_DATA_DIR (default data/, the demo's), HUB_CONFIG (a YAML file). Each command that
+uses the database names it first (on stderr). On an installed hub: sudo home-energy-hub <command>.`;
+
+/**
+ * Which database a command works on, said before it does: without HUB_CONFIG and HUB_DATA_DIR it
+ * is the demo's (data/hub.db of this checkout), which an installer meaning the installed hub's
+ * database (/var/lib/home-energy-hub) must not change unawares.
+ */
+function sayDatabase(config: Config, env: NodeJS.ProcessEnv, io: CliIo): void {
+  const path = databasePath(config);
+  if (env['HUB_CONFIG'] === undefined && env['HUB_DATA_DIR'] === undefined) {
+    io.err(`hub: database ${path}: the demo's (HUB_CONFIG and HUB_DATA_DIR are unset); an installed hub's is changed with: sudo home-energy-hub <command>`);
+  } else {
+    io.err(`hub: database ${path}`);
+  }
+}
 
 export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const [command, ...args] = argv;
@@ -43,7 +60,9 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   if (command === 'scan') return runScan(args, io);
   if (command === 'devices') {
     try {
-      return await runDevices(args, io, loadConfig(env).dataDir);
+      const config = loadConfig(env);
+      if (['add', 'list', 'remove', 'trust'].includes(args[0] ?? '')) sayDatabase(config, env, io);
+      return await runDevices(args, io, config.dataDir);
     } catch (err) {
       if (err instanceof ConfigError) {
         io.err(`configuration error in ${err.message}`);
@@ -67,7 +86,9 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   }
   let store: Store;
   try {
-    store = Store.open(databasePath(loadConfig(env)));
+    const config = loadConfig(env);
+    sayDatabase(config, env, io);
+    store = Store.open(databasePath(config));
   } catch (err) {
     // A configuration the hub would refuse to start with is exit code 2, as for the hub (main.ts).
     if (err instanceof ConfigError) {

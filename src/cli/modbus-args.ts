@@ -6,8 +6,11 @@ export type { CliIo } from './io.ts';
 
 export type Flags = Record<string, string>;
 
-/** `--name value` pairs and bare words; throws on a flag without a value. */
-export function parseArgs(args: string[]): { flags: Flags; words: string[] } {
+/**
+ * `--name value` pairs and bare words; throws on a flag without a value and, when `known` is given,
+ * on a flag it does not list (a typo must not be ignored: `--usr` would add a device for nobody).
+ */
+export function parseArgs(args: string[], known?: readonly string[]): { flags: Flags; words: string[] } {
   const flags: Flags = {};
   const words: string[] = [];
   for (let i = 0; i < args.length; i++) {
@@ -17,6 +20,7 @@ export function parseArgs(args: string[]): { flags: Flags; words: string[] } {
       continue;
     }
     const [name, inline] = arg.slice(2).split('=', 2) as [string, string | undefined];
+    if (known && !known.includes(name)) throw new Error(`unknown option --${name}; known: ${known.map((k) => `--${k}`).join(' ')}`);
     const value = inline ?? args[++i];
     if (value === undefined) throw new Error(`--${name} needs a value`);
     flags[name] = value;

@@ -3,7 +3,7 @@
 // the importer as any other.
 import type { DriverBinding } from '../domain/device.ts';
 import { STATE_KEY } from '../domain/device.ts';
-import { prepareImport } from '../domain/import.ts';
+import { prepareImport, type ImportError } from '../domain/import.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { DeviceKind } from '../domain/vocabulary.ts';
 import type { Store } from '../store/store.ts';
@@ -55,4 +55,9 @@ export function saveReadDevice(store: Store, device: ReadDevice, io: CliIo, upda
   store.importDevices(prepared.devices, prepared.images, now);
   io.out(`${existing ? 'updated' : 'added'} ${device.kind} ${saved.id} (${device.staticData.vendor} ${device.staticData.model}) for ${device.userId}`);
   return true;
+}
+
+/** Why the importer refused a device `devices add` read: its own reasons, not a count of them. */
+export function saveProblem(err: ImportError): string {
+  return `cannot save the device: ${err.problems.map((problem) => `${problem.field}: ${problem.message}`).join('; ')}`;
 }

@@ -16,6 +16,8 @@ export const SCAN_USAGE = `usage: npm run hub -- scan HOST[:PORT] | SERIAL_PORT 
   --http-port N     the port HTTP(S) devices are asked on (default 443 and 80)
   --baud N --parity none|even|odd --stop-bits 1|2   serial line settings`;
 
+const SCAN_FLAGS = ['units', 'timeout', 'http-port', 'port', 'baud', 'parity', 'stop-bits'] as const;
+
 /**
  * The unit ids makers use: 1–3 (most inverters, Huawei, SolarEdge), 71 (KOSTAL PLENTICORE), 100 and
  * 126 (SMA), 200 (Fronius' primary Smart Meter), 201–204 (Fronius' secondary meters), 240 (Fronius
@@ -30,19 +32,21 @@ export async function runScan(args: string[], io: CliIo): Promise<number> {
   let address;
   let httpPort: number | undefined;
   try {
-    const { flags, words } = parseArgs(args);
+    const { flags, words } = parseArgs(args, SCAN_FLAGS);
     if (words.length !== 1) throw new Error('name one host or serial port');
     target = words[0]!;
     units = unitList(flags['units'], DEFAULT_UNITS);
     timeoutMs = int(flags, 'timeout', 500)!;
     address = addressBinding(target, flags);
-    httpPort = int(flags, 'http-port');
+    // HOST:PORT with a port given names where the device answers, HTTP(S) as well as Modbus.
+    const given = /^(\[[^\]]+\]|[^:/]+):(\d+)$/.exec(target)?.[2];
+    httpPort = int(flags, 'http-port') ?? (given !== undefined ? Number(given) : undefined);
   } catch (err) {
     io.err(`${(err as Error).message}\n\n${SCAN_USAGE}`);
     return 2;
   }
   if (typeof address['host'] === 'string') {
-    // HOST:PORT names the Modbus port, as before; HTTP devices answer on 80/443 or --http-port.
+    // HTTP devices answer on 80/443, on --http-port, or on the port of HOST:PORT.
     const http = await scanHttp(address['host'], io, Math.max(timeoutMs, 1500), httpPort);
     if (http.length > 0) {
       io.out(`found ${http.length} HTTP device(s) at ${target}:`);
@@ -80,6 +84,7 @@ export async function runScan(args: string[], io: CliIo): Promise<number> {
   }
   if (found.length === 0) {
     io.out(`no Modbus device found at ${target}`);
+    io.out(`  other unit ids: --units 1-247; an Enphase, Powerwall or Daikin answering on another port: --http-port N${httpPort === undefined ? ' (80 and 443 were asked)' : ` (${httpPort} was asked)`}`);
     return 1;
   }
   io.out(`found ${found.length} device(s) at ${target}:`);

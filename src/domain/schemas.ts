@@ -20,6 +20,17 @@ function named<T extends z.ZodType>(id: string, schema: T, description?: string)
   return schema;
 }
 
+/**
+ * A field the contract does not have, added by the hub: marked `x-hub-addition: true` in the OpenAPI
+ * (decisions §5), so that a partner's client knows it may ignore it.
+ */
+function hubAddition<T extends z.ZodType>(schema: T, description: string): T {
+  const shown = z.toJSONSchema(schema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+  delete shown['$schema'];
+  schemaRegistry.add(schema, { description, jsonSchema: { ...shown, description, 'x-hub-addition': true } });
+  return schema;
+}
+
 /** An enum whose error message lists what is allowed. */
 export function oneOf<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum(values, { error: `must be one of ${values.join(', ')}` });
@@ -241,6 +252,7 @@ export const Command = named('Command', z.object({
   deviceId: Uuid,
   lastUpdated: Timestamp.optional(),
   failedReason: z.string().optional(),
+  waitingReason: hubAddition(z.string(), 'While PENDING: why the command has not run yet (its device is offline); it runs when the device is reachable again, or fails at its deadline.').optional(),
 }));
 export const CommandList = z.array(Command);
 

@@ -256,5 +256,6 @@ export function command(record: CommandRecord): Json {
     lastUpdated: formatTimestamp(record.lastUpdatedMs),
   };
   set(out, 'failedReason', record.failedReason);
+  set(out, 'waitingReason', record.waitingReason);
   return out;
 }

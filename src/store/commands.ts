@@ -18,9 +18,11 @@ export interface CommandRecord {
   failedReason: string | null;
   /** When the worker began sending it to the device; null while it waits its turn. */
   startedAtMs: number | null;
+  /** While PENDING: why it has not run yet (its device is unreachable); null when nothing holds it. */
+  waitingReason: string | null;
 }
 
-export type NewCommand = Omit<CommandRecord, 'seq' | 'state' | 'lastUpdatedMs' | 'failedReason' | 'startedAtMs'>;
+export type NewCommand = Omit<CommandRecord, 'seq' | 'state' | 'lastUpdatedMs' | 'failedReason' | 'startedAtMs' | 'waitingReason'>;
 
 interface CommandRow {
   seq: number;
@@ -36,6 +38,7 @@ interface CommandRow {
   expires_at: number;
   failed_reason: string | null;
   started_at: number | null;
+  waiting_reason: string | null;
 }
 
 export class CommandRepository {
@@ -49,6 +52,7 @@ export class CommandRepository {
   private readonly byState: Statement<[]>;
   private readonly start: Statement;
   private readonly unstart: Statement<[string]>;
+  private readonly wait: Statement;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
@@ -65,6 +69,7 @@ export class CommandRepository {
     this.byState = db.prepare('SELECT state, COUNT(*) AS n FROM commands GROUP BY state');
     this.start = db.prepare("UPDATE commands SET started_at = @now WHERE id = @id AND state = 'PENDING'");
     this.unstart = db.prepare("UPDATE commands SET started_at = NULL WHERE id = ? AND state = 'PENDING'");
+    this.wait = db.prepare("UPDATE commands SET waiting_reason = @reason WHERE id = @id AND state = 'PENDING'");
   }
 
   /** How many commands are in each state (for metrics). */
@@ -78,7 +83,7 @@ export class CommandRepository {
   create(command: NewCommand): CommandRecord {
     const payload = command.payload === undefined ? null : JSON.stringify(command.payload);
     const { lastInsertRowid } = this.insert.run({ ...command, payload });
-    return { ...command, seq: Number(lastInsertRowid), state: 'PENDING', lastUpdatedMs: command.createdAtMs, failedReason: null, startedAtMs: null };
+    return { ...command, seq: Number(lastInsertRowid), state: 'PENDING', lastUpdatedMs: command.createdAtMs, failedReason: null, startedAtMs: null, waitingReason: null };
   }
 
   get(id: string): CommandRecord | undefined {
@@ -108,6 +113,11 @@ export class CommandRepository {
     this.unstart.run(id);
   }
 
+  /** Why a PENDING command waits (null: it no longer does); written only when it changes. */
+  markWaiting(id: string, reason: string | null): void {
+    this.wait.run({ id, reason });
+  }
+
   /** Moves a PENDING command to its final state; false when it was no longer PENDING. */
   complete(id: string, state: 'EXECUTED' | 'FAILED', reason: string | null, nowMs: number): boolean {
     return this.finish.run({ id, state, reason: state === 'FAILED' ? reason : null, now: nowMs }).changes > 0;
@@ -134,5 +144,6 @@ function toRecord(row: CommandRow): CommandRecord {
     expiresAtMs: row.expires_at,
     failedReason: row.failed_reason,
     startedAtMs: row.started_at,
+    waitingReason: row.state === 'PENDING' ? row.waiting_reason : null,
   };
 }

@@ -103,6 +103,7 @@ export class DeviceRepository {
   private readonly listAll: Statement<[]>;
   private readonly countAll: Statement<[]>;
   private readonly countKinds: Statement<[]>;
+  private readonly onlineUnreached: Statement<[string]>;
   private readonly queries = new Map<string, { page: Statement; count: Statement }>();
   /** List totals (see total()): those filtered on state columns apart, as a state write changes only them. */
   private readonly counts = new Map<string, number>();
@@ -137,6 +138,8 @@ export class DeviceRepository {
     this.listDriven = db.prepare(`SELECT ${RECORD_COLUMNS} FROM devices WHERE driver_json IS NOT NULL ORDER BY created_at, id`).raw();
     this.listIds = db.prepare('SELECT id, kind, user_id AS userId FROM devices');
     this.countAll = db.prepare('SELECT COUNT(*) AS n FROM devices');
+    this.onlineUnreached = db.prepare(`SELECT id FROM devices WHERE is_online = 1
+      AND (driver_json IS NULL OR json_extract(driver_json, '$.type') = ?)`).pluck();
     this.countKinds = db.prepare('SELECT kind, is_online, COUNT(*) AS n FROM devices GROUP BY kind, is_online');
     this.persisted = db.prepare('SELECT is_online, charging_state, state_json IS NOT NULL FROM devices WHERE id = ?').raw();
     // The stamps of live telemetry, for lists filtered or sorted by lastUpdated: a TEMP table, which
@@ -302,6 +305,14 @@ export class DeviceRepository {
   updateDriver(id: string, driver: DriverBinding): boolean {
     this.records.delete(id);
     return this.writeDriver.run({ id, driver_json: JSON.stringify(driver) }).changes > 0;
+  }
+
+  /**
+   * Devices shown online that no driver of the hub reaches (no binding, or a vehicle's binding to the
+   * charger it charges at): their isOnline is an import's word, which a running hub does not repeat.
+   */
+  onlineWithoutDriver(): string[] {
+    return this.onlineUnreached.all(CHARGER_BINDING) as string[];
   }
 
   setOnline(id: string, isOnline: boolean): boolean {

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -36,4 +36,34 @@ test('install.sh lays out /opt, /etc and the unit, and the installed hub runs', 
   });
   const res = await fetch(`${url}/health`);
   assert.deepEqual(await res.json(), { status: 'up' });
+  // Its page at / gives the installed hub's admin command, not the checkout's npm ones.
+  const page = await (await fetch(`${url}/`)).text();
+  assert.match(page, /sudo home-energy-hub keys create NAME/);
+  assert.doesNotMatch(page, /npm (start|run)/);
+});
+
+test('install.sh checks its inputs before it changes anything: a checkout without the example configuration installs nothing', async (t) => {
+  // A checkout where data/ was deleted to reset the demo, from a time the example lived there; or any
+  // checkout missing a file: the installer names it and leaves the root untouched.
+  const checkout = mkdtempSync(join(tmpdir(), 'hub-install-src-'));
+  const root = mkdtempSync(join(tmpdir(), 'hub-install-root-'));
+  t.after(() => rmSync(checkout, { recursive: true, force: true }));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
+  for (const file of ['systemd/install.sh', 'systemd/home-energy-hub.service', 'scripts/check-node.mjs', 'package.json', 'package-lock.json', 'README.md', 'tsconfig.build.json']) {
+    cpSync(file, join(checkout, file));
+  }
+  cpSync('src', join(checkout, 'src'), { recursive: true });
+  const run = promisify(execFile)('bash', [join(checkout, 'systemd/install.sh'), '--root', root]);
+  await assert.rejects(run, (err: Error & { stderr: string }) => {
+    assert.match(err.stderr, /this checkout lacks systemd\/hub\.example\.yaml: nothing was installed/);
+    return true;
+  });
+  assert.deepEqual(readdirSync(root), [], 'nothing written under the root');
+  assert.equal(existsSync(join(checkout, 'dist')), false, 'nothing built');
+});
+
+test('nothing tracked lives in data/: deleting it to reset the demo loses no example', () => {
+  assert.equal(existsSync('data/hub.example.yaml'), false);
+  assert.match(readFileSync('systemd/hub.example.yaml', 'utf8'), /^http:/m);
+  assert.match(readFileSync('.gitignore', 'utf8'), /^data\/$/m);
 });

@@ -14,9 +14,12 @@ import { freePort } from '../support/broker.ts';
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
-function npmStart(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+/** `npm start` with `env` over this process's; a variable given as undefined is left out. */
+function npmStart(env: Record<string, string | undefined>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const merged: Record<string, string | undefined> = { ...process.env, HUB_LOG_LEVEL: 'info', ...env };
+  for (const [name, value] of Object.entries(merged)) if (value === undefined) delete merged[name];
   // detached: the test signals npm's pid alone, as `kill -TERM <pid>` does, not a process group.
-  const child = spawn(npm, ['start'], { env: { ...process.env, HUB_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(npm, ['start'], { env: merged, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let text = '';
   child.stdout!.on('data', (d) => (text += d));
   child.stderr!.on('data', (d) => (text += d));
@@ -70,6 +73,8 @@ test('a second npm start fails on the port without touching the running hub; SIG
   const batteries = () => fetch(`http://127.0.0.1:${port}/v1.0.0/batteries`, { headers: { 'X-API-KEY': key } });
   assert.equal((await batteries()).status, 200);
   assert.match(first.output(), /the demo's devices and their ids:\s+npm run hub -- devices list/);
+  // Advice that does not apply to the demo is not given, even at level info.
+  assert.doesNotMatch(first.output(), /mqtt\.deviceUrl|refused MQTT 5/);
   const before = bindings(dataDir);
 
   const second = npmStart(env);
@@ -84,4 +89,21 @@ test('a second npm start fails on the port without touching the running hub; SIG
   assert.equal(await first.exited, 0);
   assert.match(first.output(), /"msg":"hub stopped"/);
   assert.equal(await portIsFree(port), true, 'no hub left running after npm exited');
+});
+
+test('the demo starts quietly: nothing before its banner, warnings only after it unless HUB_LOG_LEVEL says otherwise', { timeout: 120_000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-npm-quiet-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const demo = npmStart({ HUB_DATA_DIR: dataDir, HUB_HTTP_PORT: String(port), HUB_LOG_LEVEL: undefined, HUB_CONFIG: undefined });
+  t.after(() => {
+    if (demo.child.exitCode === null) try { process.kill(-demo.child.pid!, 'SIGKILL'); } catch { /* gone */ }
+  });
+  await banner(demo.child, demo.output);
+  const before = demo.output().slice(0, demo.output().indexOf('home-energy-hub is running at'));
+  // npm's own two lines (the script it runs) come first; not one log line of the hub.
+  assert.doesNotMatch(before, /"level"/, before);
+  assert.match(demo.output(), /logs: warnings only \(HUB_LOG_LEVEL=info npm start shows every event\)/);
+  process.kill(demo.child.pid!, 'SIGTERM');
+  assert.equal(await demo.exited, 0);
 });

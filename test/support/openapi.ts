@@ -114,6 +114,8 @@ export class Conformance {
 
   constructor(readonly doc: Json) {
     addFormats.default(this.ajv);
+    // OpenAPI's own extension: a field the hub adds to the contract's shapes (decisions §5).
+    this.ajv.addKeyword('x-hub-addition');
     this.linked = linkedSchema(doc);
     this.ajv.addSchema({ $id: 'openapi:components', $defs: this.linked['components']['schemas'] });
   }

@@ -1,9 +1,11 @@
 // npm test on a machine without the Debian test peers: tests needing a missing peer are skipped and
 // one closing line says what and how to install it; under CI=true the same run fails. Peers are made
-// "missing" with HUB_TEST_MISSING_PEERS, since this machine has them.
+// "missing" with HUB_TEST_MISSING_PEERS; "every peer present" uses only the peers this machine has,
+// so that the test passes on a fresh machine without them as on one with all of them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { hasPeer, PEERS } from './peers.ts';
 
 const FIXTURE = 'test/support/fixtures/needs-peers.fixture.ts';
 
@@ -36,8 +38,12 @@ test('under CI=true a missing peer fails the run', async () => {
 });
 
 test('with every peer present nothing is skipped and no line is added', async () => {
-  const { code, out } = await npmTest({ HUB_TEST_MISSING_PEERS: '' });
+  // The peers the fixture needs are among those here (none on a machine without any: then the
+  // fixture's tests need nothing, and the closing line must still be absent).
+  const here = PEERS.filter((peer) => hasPeer(peer)).slice(0, 2);
+  const { code, out } = await npmTest({ FIXTURE_PEERS: here.join(','), HUB_TEST_MISSING_PEERS: process.env['HUB_TEST_MISSING_PEERS'] ?? '' });
   assert.equal(code, 0, out);
   assert.match(out, /ℹ skipped 0/);
+  assert.match(out, /ℹ pass 3/);
   assert.doesNotMatch(out, /skipped for want of test peers/);
 });

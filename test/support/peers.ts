@@ -21,6 +21,7 @@ const CHECKS = {
 } as const;
 
 export type Peer = keyof typeof CHECKS;
+export const PEERS = Object.keys(CHECKS) as Peer[];
 
 const forcedMissing = new Set((process.env['HUB_TEST_MISSING_PEERS'] ?? '').split(',').map((p) => p.trim()).filter(Boolean));
 const known = new Map<Peer, boolean>();

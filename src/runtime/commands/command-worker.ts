@@ -12,8 +12,8 @@
 // attempt and fails the command as above: never twice.
 import type { Logger } from 'pino';
 import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
-import type { CommandType } from '../../domain/vocabulary.ts';
+import { formatTimestamp, type Clock } from '../../domain/time.ts';
+import { KIND_LABEL, type CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
@@ -201,8 +201,9 @@ export class CommandWorker {
     // An unreachable device keeps its command until it answers again or the command expires.
     const expiry = AbortSignal.any([signal, AbortSignal.timeout(expiresIn)]);
     if (!target.executor.isReachable(target.device)) {
-      log.info('device unreachable; command waits for it');
+      this.markWaiting(command, target, log);
       const back = await this.waitReachable(target, expiry, command.id);
+      this.noteWaiting(command.id, null);
       if (!back) {
         if (signal.reason === HUB_STOPPING) return; // PENDING: carried out after the next start
         this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
@@ -222,9 +223,12 @@ export class CommandWorker {
       }
       log.info({ reason: outcome.message, retryInMs: retryMs }, 'device not reached, nothing sent; the command waits for it');
       this.waitingForDevice.add(command.id);
+      this.markWaiting(command, target, log);
       const paused = await this.pause(retryMs, expiry);
       this.waitingForDevice.delete(command.id);
-      if (!paused || !(await this.waitReachable(target, expiry, command.id))) {
+      const back = paused && (await this.waitReachable(target, expiry, command.id));
+      this.noteWaiting(command.id, null);
+      if (!back) {
         if (signal.reason === HUB_STOPPING) return; // PENDING: carried out after the next start
         this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the device was unreachable until the command\'s deadline.');
         return;
@@ -267,6 +271,28 @@ export class CommandWorker {
       this.finish(command, 'FAILED', reason);
     }
     return undefined;
+  }
+
+  /**
+   * The command waits for its device: said in the log and on the command itself (the API's
+   * `waitingReason`), so that a command held by an offline device does not look about to run.
+   */
+  private markWaiting(command: CommandRecord, target: Target, log: Logger): void {
+    const { device } = target;
+    const what = device.id === command.deviceId ? 'the device' : `${KIND_LABEL[device.kind]} ${device.id}, which carries it out,`;
+    const reason = `Waiting: ${what} is offline; the command is sent when it is reachable again, `
+      + `and fails if it is not by ${formatTimestamp(command.expiresAtMs)}.`;
+    log.warn({ via: device.id === command.deviceId ? undefined : device.id, until: formatTimestamp(command.expiresAtMs) }, 'device offline; the command waits for it');
+    this.noteWaiting(command.id, reason);
+  }
+
+  /** Why the command waits (null: it no longer does). Only shown, so a card that refuses it stops nothing. */
+  private noteWaiting(commandId: string, reason: string | null): void {
+    try {
+      this.deps.store.commands.markWaiting(commandId, reason);
+    } catch (err) {
+      if (!this.deps.store.storage.report(err)) throw err;
+    }
   }
 
   /** Waits `ms` unless `signal` aborts first; false when it aborted. */

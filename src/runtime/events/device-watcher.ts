@@ -17,6 +17,7 @@ export class DeviceWatcher {
   start(): void {
     this.store.sync();
     this.seenExternalWrites = this.store.externalWriteCount;
+    this.disclaimUnreached();
     this.store.membership.startFromStored();
     this.timer = setInterval(() => this.check(), this.intervalMs);
     this.timer.unref();
@@ -39,11 +40,27 @@ export class DeviceWatcher {
     this.events.emit({ type: 'delete', device, atMs: this.clock.now() });
   }
 
+  /**
+   * A running hub shows online only what a driver of its own reached (decisions §1: isOnline is
+   * "the driver reached the device on its last poll or command"). A device no driver reaches keeps
+   * its imported state and lastUpdated (§3: imported state stands until a driver reports something
+   * newer), but the import's isOnline: true is not repeated as the hub's word, forever.
+   */
+  private disclaimUnreached(): void {
+    const atMs = this.clock.now();
+    for (const id of this.store.devices.onlineWithoutDriver()) {
+      this.store.devices.setOnline(id, false);
+      const device = this.store.devices.get(id);
+      if (device) this.events.emit({ type: 'offline', device, atMs });
+    }
+  }
+
   check(): void {
     const { store } = this;
     store.sync();
     if (store.externalWriteCount === this.seenExternalWrites && store.devices.count() === store.membership.size) return;
     this.seenExternalWrites = store.externalWriteCount;
+    this.disclaimUnreached();
     const { appeared, gone } = store.membership.changes();
     const atMs = this.clock.now();
     for (const id of appeared) {

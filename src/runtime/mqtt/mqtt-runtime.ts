@@ -305,7 +305,13 @@ export class MqttRuntime implements CommandExecutor {
   private checkSilence(): void {
     const now = this.deps.clock.now();
     for (const session of this.sessions.values()) {
-      if (session.isSilent(now, this.settings.defaultStaleAfterMs)) this.writer.reportOnline(session.device.id, false);
+      if (!session.isSilent(now, this.settings.defaultStaleAfterMs)) continue;
+      // Logged once, on the change: a command waiting for the device says so on its own.
+      if (this.writer.current(session.device.id)?.isOnline) {
+        const silentForS = session.lastMessageAtMs === undefined ? undefined : Math.round((now - session.lastMessageAtMs) / 1000);
+        session.log.warn({ silentForS }, silentForS === undefined ? 'mqtt: device not heard from since the hub started listening, shown offline' : 'mqtt: device silent, shown offline');
+      }
+      this.writer.reportOnline(session.device.id, false);
     }
   }
 

@@ -6,13 +6,15 @@
 //   firmware, as captured), `whole` `{prefix}/…` (a custom prefix set in the app, no serial).
 // - `firmware`: `current` registers the last will `mcc` = false and publishes mcc, typ, fna and pnp;
 //   `captured` publishes what the capture shows: no mcc, typ, fna or pnp, but pha, var and rbt.
-// rbt (milliseconds since boot) is published every `rbtIntervalMs` (every second on the charger).
+// rbt (milliseconds since boot) is published every `rbtIntervalMs`, by default every second as the
+// charger does (mqtt-en.md's capture: one rbt per charger per second); the hub's go-e definition
+// shows a charger silent for 60 s offline, so a simulator without it went offline a minute after start.
 import { MqttDeviceSim } from './mqtt-device-sim.ts';
 
 export interface GoEOptions {
   form?: 'serial' | 'slash' | 'whole';
   firmware?: 'current' | 'captured';
-  /** 0: rbt only on connect and on `tick()`. */
+  /** Default 1000 (the charger's own rhythm); 0: rbt only on connect and on `tick()`. */
   rbtIntervalMs?: number;
 }
 
@@ -62,7 +64,7 @@ export class GoESim extends MqttDeviceSim {
     }
     await this.publishNrg();
     await this.tick();
-    const every = this.goe.rbtIntervalMs ?? 0;
+    const every = this.goe.rbtIntervalMs ?? 1000;
     if (every > 0 && !this.timer) {
       this.timer = setInterval(() => void this.tick().catch(() => {}), every);
       this.timer.unref();

@@ -1,0 +1,98 @@
+// One hub per data directory. Two daemons on one database undo each other: the second demo revoked
+// the first one's key, rebound every device to its own simulators and carried out the first one's
+// pending commands. A daemon holds `hub.lock` in its data directory (its PID and when that process
+// started) for as long as it runs; a second daemon is refused, naming the directory and the PID.
+// A lock left by a hub that was killed (SIGKILL, a power cut) names a process that is gone, or a PID
+// now used by another process (told apart by its start time): it is taken over, never blocking.
+// The admin CLI (import, keys, devices) takes no lock: it works while the daemon runs, by design.
+import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export const LOCK_FILE = 'hub.lock';
+
+export class DataDirInUse extends Error {
+  constructor(readonly dataDir: string, readonly pid: number) {
+    super(`the data directory ${dataDir} is in use by another hub (PID ${pid}); two hubs must never share one `
+      + `database: stop that hub, or give this one its own directory with HUB_DATA_DIR`);
+  }
+}
+
+interface Holder {
+  pid: number;
+  /** The process's start time (field 22 of /proc/PID/stat), when the system tells it. */
+  startTicks: string | null;
+}
+
+/** The start time of a process, which a recycled PID does not share; null where /proc is missing. */
+function startTicksOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count fields after its last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function isAlive(holder: Holder): boolean {
+  try {
+    process.kill(holder.pid, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  if (holder.startTicks === null) return true;
+  const now = startTicksOf(holder.pid);
+  return now === null || now === holder.startTicks;
+}
+
+function readHolder(path: string): Holder | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
+    return typeof parsed.pid === 'number' ? { pid: parsed.pid, startTicks: parsed.startTicks ?? null } : undefined;
+  } catch {
+    return undefined; // gone, or half-written by a hub killed while writing it: not a live holder
+  }
+}
+
+/** The PID of the hub running on this data directory, or undefined when none runs. */
+export function runningHubPid(dataDir: string): number | undefined {
+  const holder = readHolder(join(resolve(dataDir), LOCK_FILE));
+  return holder && isAlive(holder) ? holder.pid : undefined;
+}
+
+export class DataDirLock {
+  private constructor(private readonly path: string) {}
+
+  /** Takes the directory for this process, or throws DataDirInUse naming the hub that has it. */
+  static acquire(dataDir: string): DataDirLock {
+    const dir = resolve(dataDir);
+    mkdirSync(dir, { recursive: true });
+    const path = join(dir, LOCK_FILE);
+    const me: Holder = { pid: process.pid, startTicks: startTicksOf(process.pid) };
+    // Written whole under a name of this process, then linked into place: link() fails when the
+    // lock exists, so no hub ever reads a lock half-written.
+    const mine = `${path}.${process.pid}`;
+    writeFileSync(mine, `${JSON.stringify(me)}\n`, { mode: 0o644 });
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        try {
+          linkSync(mine, path);
+          return new DataDirLock(path);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        }
+        const holder = readHolder(path);
+        if (holder && holder.pid !== process.pid && isAlive(holder)) throw new DataDirInUse(dir, holder.pid);
+        rmSync(path, { force: true }); // stale: its hub is gone
+      }
+      throw new Error(`could not take ${path}: another hub keeps taking it`);
+    } finally {
+      rmSync(mine, { force: true });
+    }
+  }
+
+  /** Gives the directory back (at a clean stop); a lock another process took over is left alone. */
+  release(): void {
+    if (readHolder(this.path)?.pid === process.pid) rmSync(this.path, { force: true });
+  }
+}
