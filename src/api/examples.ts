@@ -45,7 +45,7 @@ const PV_INVERTER = device('pvInverter', '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01',
 });
 const METER = device('meter', '2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a01', 'FRONIUS', 'Grid connection point', 'Smart Meter TS 65A-3', {
   staticData: { lastUpdated: '2026-11-01T09:12:00Z', siteName: 'Home' },
-  state: { lastUpdated: '2026-11-07T05:30:56Z', power: 0.62, energyImported: 18236.317 },
+  state: { lastUpdated: '2026-11-07T05:30:56Z', power: 5.08, energyImported: 18238.791 },
 });
 /** A Vaillant heating zone through ebusd, in automatic mode (its time program), as its driver reports it. */
 const HVAC = device('hvac', '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b01', 'VAILLANT', 'Underfloor heating', 'aroTHERM plus VWL 75/6', {
@@ -119,6 +119,7 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
   // No local path sets a vehicle's charging schedule: the command fails at once, with this reason (submitOrFailCommand).
   const scheduleFailed: CommandRecord = {
     ...commandOf('SET_CHARGING_SCHEDULE', VEHICLE.id, 'vehicle', '8b2c3d4e-5f6a-4b7c-9d8e-9f0a1b2c3d03', 'FAILED', 0),
+    lastUpdatedMs: AT,
     failedReason: `${NO_SCHEDULE_PATH} (${refusal(VEHICLE_OFFERS, 'SET_CHARGING_SCHEDULE', chargingSchedule)?.message}).`,
   };
   const prices = { response: priceList(PRICES) };
@@ -145,9 +146,9 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
     listUserChargers: { response: page(CHARGER) },
     ...both(['getCharger', 'getUserCharger', 'refreshCharger', 'refreshUserCharger'], { response: chargerDetail(CHARGER) }),
     ...both(['deleteCharger', 'deleteUserCharger'], deleted),
-    ...both(['chargerStartCharging', 'userStartCharging'], { response: pending('CHARGING_START', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e01') }),
-    ...both(['chargerStopCharging', 'userStopCharging'], { response: pending('CHARGING_STOP', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e02') }),
-    ...both(['chargerChargingCurrent', 'userChargingCurrent'], { request: { amps: 10 }, response: pending('SET_CHARGING_CURRENT', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e03') }),
+    userStartCharging: { response: pending('CHARGING_START', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e01') },
+    userStopCharging: { response: pending('CHARGING_STOP', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e02') },
+    userChargingCurrent: { request: { amps: 10 }, response: pending('SET_CHARGING_CURRENT', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e03') },
     ...both(['chargerChargingPhases', 'userChargingPhases'], { request: { phases: 1 }, response: pending('SET_CHARGING_PHASES', CHARGER, '9c3d4e5f-6a7b-4c8d-8e9f-0a1b2c3d4e04') }),
     listChargerCommands: {
       response: [
