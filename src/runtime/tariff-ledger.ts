@@ -6,7 +6,7 @@
 import type { DeviceRecord } from '../domain/device.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { Store } from '../store/store.ts';
-import type { PriceRow } from '../store/tariff-ledger.ts';
+import type { MeterHour, PriceRow } from '../store/tariff-ledger.ts';
 import type { HubEvents } from './events/hub-events.ts';
 
 const QUARTER_MS = 15 * 60_000;
@@ -58,7 +58,12 @@ export interface PriceJson {
 
 /** A tariff's prices of the last 48 hours and those ahead, oldest first. */
 export function tariffPrices(store: Store, tariffId: string, nowMs: number): PriceJson[] {
-  return store.tariffLedger.prices(tariffId, nowMs - PRICE_WINDOW_MS).map((row) => ({ startDate: formatTimestamp(row.startMs), totalPrice: row.totalPrice }));
+  return priceList(store.tariffLedger.prices(tariffId, nowMs - PRICE_WINDOW_MS));
+}
+
+/** Price rows as the API shows them (the OpenAPI examples render theirs through this too). */
+export function priceList(rows: readonly PriceRow[]): PriceJson[] {
+  return rows.map((row) => ({ startDate: formatTimestamp(row.startMs), totalPrice: row.totalPrice }));
 }
 
 /**
@@ -87,8 +92,16 @@ export function tariffConsumption(store: Store, tariff: DeviceRecord, page: numb
   if (!meter) return { content: [], totalElements: 0, totalPages: 0 };
   // Hours are counted by pairs of consecutive counters; the pages are read over the counters.
   const hours = store.tariffLedger.hours(meter.id, size + 1, page * size);
-  const content: ConsumptionPage['content'] = [];
   const prices = hours.length > 1 ? store.tariffLedger.prices(tariff.id, hours.at(-1)!.hourMs) : [];
+  return consumptionPage(hours, prices, store.tariffLedger.hourCount(meter.id), size);
+}
+
+/**
+ * The page over a meter's hourly counters (newest first, one more than the page's hours), the
+ * tariff's prices from the oldest of them on, and the meter's count of counters.
+ */
+export function consumptionPage(hours: readonly MeterHour[], prices: readonly PriceRow[], counters: number, size: number): ConsumptionPage {
+  const content: ConsumptionPage['content'] = [];
   for (let i = 0; i + 1 < hours.length; i++) {
     const end = hours[i]!;
     const start = hours[i + 1]!;
@@ -99,7 +112,7 @@ export function tariffConsumption(store: Store, tariff: DeviceRecord, page: numb
     if (price !== undefined) entry.cost = round(energy * price, 4);
     content.push(entry);
   }
-  const total = Math.max(0, store.tariffLedger.hourCount(meter.id) - 1);
+  const total = Math.max(0, counters - 1);
   return { content, totalElements: total, totalPages: Math.ceil(total / size) };
 }
 

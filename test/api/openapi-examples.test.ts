@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { createTestHub } from '../support/hub.ts';
 import { Conformance, fetchDocument, type Json } from '../support/openapi.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
-import { HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../src/domain/vocabulary.ts';
+import { CHARGER_COMMAND_TYPES, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../src/domain/vocabulary.ts';
+import { operationExamples } from '../../src/api/examples.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { TestProber } from '../support/pairing.ts';
 
@@ -62,17 +63,23 @@ test('every JSON answer and request body of the document has an example, and eac
   const doc = await fetchDocument(hub);
   const conformance = new Conformance(doc);
   const examples = examplesOf(doc);
+  const missing: string[] = [];
   for (const op of hub.operations) {
     const documented = examples.filter((e) => e.operationId === op.operationId).map((e) => e.where.split(' ').pop());
-    if (op.success.schema) assert.ok(documented.includes(String(op.success.status)), `${op.operationId}: no example of its answer`);
+    if (op.success.schema && !documented.includes(String(op.success.status))) missing.push(`${op.operationId}: no example of its answer`);
     if (op.body) {
-      assert.ok(documented.includes('request'), `${op.operationId}: no example of its request body`);
-      const example = examples.find((e) => e.operationId === op.operationId && e.where.endsWith('request'))!;
-      assert.ok(op.body.safeParse(example.value).success, `${op.operationId}: the request example is one the hub accepts`);
+      const example = examples.find((e) => e.operationId === op.operationId && e.where.endsWith('request'));
+      if (!example) missing.push(`${op.operationId}: no example of its request body`);
+      else assert.ok(op.body.safeParse(example.value).success, `${op.operationId}: the request example is one the hub accepts`);
     }
   }
+  assert.deepEqual(missing, [], 'every operation has its examples');
   for (const example of examples) conformance.assertValid(example.where, example.schema, example.value);
 });
+
+/** The command types of the kind a path is about, and the path segment that names it. */
+const COMMAND_KINDS = [['hvacs', HVAC_COMMAND_TYPES], ['chargers', CHARGER_COMMAND_TYPES], ['vehicles', VEHICLE_COMMAND_TYPES]] as const;
+const kindOf = (path: string) => COMMAND_KINDS.find(([segment]) => path.split('/').includes(segment))!;
 
 test('the examples agree with the contract and with each other', async (t) => {
   const hub = hubWithVendors();
@@ -80,28 +87,68 @@ test('the examples agree with the contract and with each other', async (t) => {
   const doc = await fetchDocument(hub);
   const examples = examplesOf(doc);
   let commands = 0;
-  let chargerStates = 0;
-  const hvacIds = new Set(examples.filter((e) => e.path.includes('hvacs') && !e.path.includes('commands')).flatMap((e) => objectsIn(e.value)).map((o) => o['id']));
+  const plugStates: string[] = [];
+  // The example devices of each kind: the ids in the examples of its paths other than commands.
+  const deviceIds = (segment: string) => new Set(examples.filter((e) => e.path.split('/').includes(segment) && !e.path.includes('commands'))
+    .flatMap((e) => objectsIn(e.value)).map((o) => o['id']).filter((id) => id !== undefined));
 
   for (const example of examples) {
     for (const object of objectsIn(example.value)) {
-      // A command (its own type, state and device): the type is its operation's and its device kind's.
+      // A command (its own type, state and device): the type is its operation's and its device kind's, the device that kind's example.
       if (typeof object['type'] === 'string' && 'state' in object && 'deviceId' in object) {
         commands++;
         const segment = example.path.split('/').pop()!;
         if (segment !== 'commands') assert.ok(object['type'].toLowerCase().replaceAll('_', '-').endsWith(segment), `${example.where}: a ${object['type']} command`);
-        const kindTypes: readonly string[] = example.path.includes('hvacs') ? HVAC_COMMAND_TYPES : VEHICLE_COMMAND_TYPES;
-        assert.ok(kindTypes.includes(object['type']), `${example.where}: ${object['type']} is no command of this kind`);
-        if (example.path.includes('hvacs')) assert.ok(hvacIds.has(object['deviceId']), `${example.where}: the command's device is the example HVAC`);
+        const [kind, types] = kindOf(example.path);
+        assert.ok((types as readonly string[]).includes(object['type']), `${example.where}: ${object['type']} is no command of the ${kind}`);
+        assert.ok(deviceIds(kind).has(object['deviceId']), `${example.where}: the command's device is the example of the ${kind}`);
+        assert.equal(object['state'] === 'FAILED', typeof object['failedReason'] === 'string', `${example.where}: a ${object['state']} command, failedReason ${object['failedReason']}`);
       }
-      // A charger's state: plugged unless UNPLUGGED.
+      // A charger's or vehicle's charge state: plugged unless UNPLUGGED.
       if (typeof object['isPlugged'] === 'boolean' && typeof object['chargingState'] === 'string') {
-        chargerStates++;
+        plugStates.push(example.path);
         assert.equal(object['isPlugged'], object['chargingState'] !== 'UNPLUGGED', `${example.where}: isPlugged ${object['isPlugged']} with ${object['chargingState']}`);
       }
     }
   }
-  assert.ok(commands >= 4 && chargerStates >= 2, `checked ${commands} command and ${chargerStates} charger examples`);
+  assert.ok(commands >= 20, `checked ${commands} command examples`);
+  assert.ok(plugStates.some((p) => p.includes('chargers')) && plugStates.some((p) => p.includes('vehicles')), `checked the plug state of ${plugStates.join(', ')}`);
+
+  // The mode commands ask for a mode the example HVAC takes, and it shows the mode it is in among them.
+  const hvac = examples.find((e) => e.operationId === 'getUserHvac')!.value;
+  const capable: string[] = hvac.staticData.capableModes;
+  assert.ok(capable.length > 0 && capable.includes(hvac.climateState.mode), `the HVAC is in ${hvac.climateState.mode} of ${capable}`);
+  for (const request of examples.filter((e) => e.operationId.endsWith('HvacMode') && e.where.endsWith('request'))) {
+    assert.ok(capable.includes(request.value.mode), `${request.where}: ${request.value.mode} is a mode of the example HVAC (${capable})`);
+  }
+
+  // Consumption costs what its hour's price says (the prices are hourly, so each hour has one).
+  const prices: { startDate: string; totalPrice: number }[] = examples.find((e) => e.operationId === 'getTariffPrices')!.value;
+  const hours: { startDate: string; consumption: number; cost?: number }[] = examples.find((e) => e.operationId === 'getTariffConsumption')!.value.content;
+  assert.ok(hours.length > 0 && hours.every((h) => h.cost !== undefined));
+  for (const hour of hours) {
+    const price = prices.filter((p) => p.startDate <= hour.startDate).at(-1);
+    assert.ok(price, `a price is in force at ${hour.startDate}`);
+    assert.equal(hour.cost, Math.round(hour.consumption * price.totalPrice * 10_000) / 10_000, `the cost of the hour from ${hour.startDate}`);
+  }
+});
+
+test('every example is of an operation the hub serves, and the two levels of an operation show the same one', async (t) => {
+  const hub = hubWithVendors();
+  t.after(hub.close);
+  const examples = operationExamples('http://hub.local', new VendorCatalog(), []);
+  const served = new Set(hub.operations.map((op) => op.operationId));
+  assert.deepEqual(Object.keys(examples).filter((id) => !served.has(id)), []);
+  // The user-level form of an operation is the one at /users/{userId} followed by its path.
+  const byPath = new Map(hub.operations.map((op) => [`${op.method} ${op.path}`, op.operationId]));
+  let pairs = 0;
+  for (const op of hub.operations) {
+    const userForm = byPath.get(`${op.method} /users/{userId}${op.path}`);
+    if (userForm === undefined) continue;
+    pairs++;
+    assert.deepEqual(examples[userForm], examples[op.operationId], `${op.operationId} and ${userForm}`);
+  }
+  assert.ok(pairs >= 20, `compared ${pairs} pairs`);
 });
 
 test('the URLs in the examples are ones the hub serves: its logos, and pairing pages shaped like a real session\'s', async (t) => {

@@ -25,7 +25,7 @@ const ChargingScheduleRequest = z.object({ schedules: z.array(ChargingScheduleIt
 schemaRegistry.add(ChargingScheduleRequest, { id: 'VehicleChargingScheduleRequest', description: 'Times are in UTC.' });
 
 /** Why a charging schedule fails at once where no driver takes one (decided: never left PENDING). */
-const NO_SCHEDULE_PATH = 'SET_CHARGING_SCHEDULE cannot be carried out: no local path of this hub sets a vehicle\'s charging schedule';
+export const NO_SCHEDULE_PATH = 'SET_CHARGING_SCHEDULE cannot be carried out: no local path of this hub sets a vehicle\'s charging schedule';
 
 const VEHICLES: KindResource = {
   kind: 'vehicle', tag: 'Vehicles', segment: 'vehicles', idName: 'vehicleId', noun: 'Vehicle', label: 'vehicle', schema: Vehicle, page: VehiclePage,
