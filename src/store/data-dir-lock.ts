@@ -7,6 +7,7 @@
 // The admin CLI (import, keys, devices) takes no lock: it works while the daemon runs, by design.
 import { linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { DatabaseRefusedError } from './db.ts';
 
 export const LOCK_FILE = 'hub.lock';
 
@@ -60,19 +61,39 @@ export function runningHubPid(dataDir: string): number | undefined {
   return holder && isAlive(holder) ? holder.pid : undefined;
 }
 
+/**
+ * The lock is the first thing a start writes: a card that is read-only or full is said in the same
+ * words as the store's refusal (store/db.ts), not as a bare EROFS or ENOSPC.
+ */
+function cardRefusal(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  const said = (err as Error).message;
+  if (code === 'EROFS') {
+    return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed anything in it. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`);
+  }
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    return new DatabaseRefusedError(`the data file system of ${dir} is full (${said}); the hub has not changed anything in it. Free space on it (old logs, backups) and start the hub again.`);
+  }
+  return err;
+}
+
 export class DataDirLock {
   private constructor(private readonly path: string) {}
 
   /** Takes the directory for this process, or throws DataDirInUse naming the hub that has it. */
   static acquire(dataDir: string): DataDirLock {
     const dir = resolve(dataDir);
-    mkdirSync(dir, { recursive: true });
     const path = join(dir, LOCK_FILE);
     const me: Holder = { pid: process.pid, startTicks: startTicksOf(process.pid) };
     // Written whole under a name of this process, then linked into place: link() fails when the
     // lock exists, so no hub ever reads a lock half-written.
     const mine = `${path}.${process.pid}`;
-    writeFileSync(mine, `${JSON.stringify(me)}\n`, { mode: 0o644 });
+    try {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(mine, `${JSON.stringify(me)}\n`, { mode: 0o644 });
+    } catch (err) {
+      throw cardRefusal(dir, err);
+    }
     try {
       for (let attempt = 0; attempt < 3; attempt++) {
         try {
@@ -93,6 +114,12 @@ export class DataDirLock {
 
   /** Gives the directory back (at a clean stop); a lock another process took over is left alone. */
   release(): void {
-    if (readHolder(this.path)?.pid === process.pid) rmSync(this.path, { force: true });
+    if (readHolder(this.path)?.pid !== process.pid) return;
+    try {
+      rmSync(this.path, { force: true });
+    } catch {
+      // A card turned read-only (or failing) keeps the lock: harmless, since the next start finds
+      // this process gone and takes it over, and a stop must not fail for it.
+    }
   }
 }
