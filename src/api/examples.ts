@@ -8,13 +8,12 @@ import type { CommandType } from '../domain/vocabulary.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { Offers } from '../runtime/commands/hvac-modes.ts';
-import type { MqttDriverDefinition } from '../runtime/mqtt/definition.ts';
+import type { CommandShape } from '../runtime/commands/executor.ts';
 import { parseTimestamp } from '../domain/time.ts';
 import { batteryDetail, chargerDetail, command, hvacDetail, meterDetail, pageJson, pvInverterDetail, tariffDetail, vehicleDetail } from '../runtime/present.ts';
 import { consumptionPage, priceList } from '../runtime/tariff-ledger.ts';
 import { refusal } from '../runtime/commands/command-check.ts';
 import { NO_SCHEDULE_PATH } from './routes/vehicles.ts';
-import { ebusdVaillantZone } from '../../drivers/mqtt/ebusd-vaillant.ts';
 
 /** What an operation's examples are: its success body, and its request body when it takes one. */
 export interface OperationExample {
@@ -70,11 +69,17 @@ const TARIFF = device('tariff', '6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01', 'TIBBER'
   state: { lastUpdated: '2026-11-07T05:00:12Z', pricePerKwh: 0.3127 },
 });
 
-/** What a device's MQTT driver offers, as the MQTT runtime tells the command worker (MqttRuntime.commandShape). */
-function offersOfDriver(definition: MqttDriverDefinition): Offers {
-  return new Map(Object.entries(definition.commands ?? {}).map(([type, spec]) => [type as CommandType, { value: spec.value, stateField: spec.confirm.by === 'state' ? spec.confirm.field : undefined }]));
-}
-const HVAC_OFFERS = offersOfDriver(ebusdVaillantZone);
+/**
+ * What the ebusd driver of a Vaillant zone (drivers/mqtt/ebusd-vaillant.ts) offers the command worker,
+ * as the MQTT runtime tells it (MqttRuntime.commandShape). Written out because the API layer does not
+ * import drivers; test/api/openapi-examples.test.ts holds it equal to the driver's own.
+ */
+export const EXAMPLE_HVAC_OFFERS: Offers = new Map<CommandType, CommandShape>([
+  ['SET_TEMPERATURE', { value: { from: 'payload', field: 'temperature', min: 5, max: 30, digits: 1 }, stateField: 'targetTemperature' }],
+  ['SET_MODE', { value: { from: 'payload-enum', field: 'mode', map: { AUTO: 'auto', HEAT: 'day', REDUCED: 'night', OFF: 'off' } }, stateField: 'opMode' }],
+  ['SET_SCHEDULE', { value: { from: 'schedule', encoder: 'ebusd-vaillant-timer' }, stateField: 'timerSunday' }],
+]);
+const HVAC_OFFERS = EXAMPLE_HVAC_OFFERS;
 /** The vehicle's charging commands are the go-e charger's it charges at (CommandWorker.offers). */
 const VEHICLE_OFFERS: Offers = new Map((['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT'] as const).map((type) => [type, {}]));
 

@@ -106,7 +106,8 @@ export function prepareImport(
     const identity = isObject(driver) && typeof driver['type'] === 'string' ? bindingIdentity(kind as DeviceKind, driver as DriverBinding) : null;
     if (identity !== null) {
       const first = bound.get(identity);
-      if (first !== undefined) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
+      // An OCPP charger's charge point id is checked below, in its own words: not said twice.
+      if (first !== undefined && !(isObject(driver) && driver['type'] === OCPP_BINDING)) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
       else bound.set(identity, index);
       const owner = boundDevice(identity);
       if (owner !== undefined && owner !== id) {

@@ -7,7 +7,8 @@ import { createTestHub } from '../support/hub.ts';
 import { Conformance, fetchDocument, type Json } from '../support/openapi.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
 import { CHARGER_COMMAND_TYPES, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from '../../src/domain/vocabulary.ts';
-import { operationExamples } from '../../src/api/examples.ts';
+import { EXAMPLE_HVAC_OFFERS, operationExamples } from '../../src/api/examples.ts';
+import { ebusdVaillantZone } from '../../drivers/mqtt/ebusd-vaillant.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { TestProber } from '../support/pairing.ts';
 
@@ -131,6 +132,11 @@ test('the examples agree with the contract and with each other', async (t) => {
     assert.ok(price, `a price is in force at ${hour.startDate}`);
     assert.equal(hour.cost, Math.round(hour.consumption * price.totalPrice * 10_000) / 10_000, `the cost of the hour from ${hour.startDate}`);
   }
+});
+
+test('the example HVAC offers what the ebusd driver of a Vaillant zone really offers (as MqttRuntime.commandShape tells it)', () => {
+  const driver = new Map(Object.entries(ebusdVaillantZone.commands ?? {}).map(([type, spec]) => [type, { value: spec.value, stateField: spec.confirm.by === 'state' ? spec.confirm.field : undefined }]));
+  assert.deepEqual(new Map(EXAMPLE_HVAC_OFFERS), driver);
 });
 
 test('every example is of an operation the hub serves, and the two levels of an operation show the same one', async (t) => {
