@@ -314,7 +314,8 @@ export class Daemon {
     }
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
       this.runtime = new HubRuntime({
-        modbus: this.modbus!, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
+        families: this.families.map((family) => family.runtime), brokerConfigured: Boolean(config.mqtt),
+        worker: this.worker, watcher: this.watcher, schedules: this.schedules,
       });
     }
     for (const family of this.families) family.runtime.start();

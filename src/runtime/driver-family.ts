@@ -5,15 +5,24 @@
 // list of families (src/driver-families.ts) and nothing here changes.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandExecutor } from './commands/executor.ts';
 import type { ChargerProber } from './pairing-prober.ts';
 import type { HealthMonitor } from './observability/health.ts';
 import type { MetricsRegistry } from './observability/metrics.ts';
 
-/** The runtime that drives one family's devices. */
+/** The runtime that drives one family's devices: what the daemon and the API's calls (HubRuntime) ask of it. */
 export interface FamilyRuntime {
   start(): void;
   stop(): Promise<void>;
+  /** Whether the device's binding is one of this family's. */
+  handles(device: DeviceRecord): boolean;
+  /** A live read of the device now (the API's refresh). */
+  refresh(device: DeviceRecord): Promise<DeviceRecord>;
+  /** A deleted device: no longer driven. */
+  remove(deviceId: string): void;
+  /** A device added in this process (pairing): driven at once. */
+  sync(): void;
 }
 
 export interface RunningFamily {

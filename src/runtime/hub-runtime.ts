@@ -1,5 +1,6 @@
-// The Runtime the API talks to: refreshes go to the runtime that drives the device (Modbus poller or
-// HTTP or MQTT), new commands to the command worker, deletions to everything that holds the device.
+// The Runtime the API talks to: refreshes go to the family runtime that drives the device (Modbus,
+// HTTP, MQTT, OCPP: whichever handles its binding), new commands to the command worker, deletions to
+// everything that holds the device. It knows the families only through FamilyRuntime.
 import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { CommandWorker } from './commands/command-worker.ts';
@@ -8,16 +9,13 @@ import type { CommandType } from '../domain/vocabulary.ts';
 import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
-import type { ModbusRuntime } from './modbus/modbus-runtime.ts';
-import type { HttpRuntime } from './http/http-runtime.ts';
-import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
-import type { OcppRuntime } from './ocpp/ocpp-runtime.ts';
+import type { FamilyRuntime } from './driver-family.ts';
 
 export interface HubRuntimeParts {
-  modbus: ModbusRuntime;
-  http?: HttpRuntime | undefined;
-  mqtt: MqttRuntime | undefined;
-  ocpp?: OcppRuntime | undefined;
+  /** The runtimes of the families this configuration built, in the order they are asked. */
+  families: readonly FamilyRuntime[];
+  /** Whether a broker is configured (mqtt.url): without one, no MQTT family was built, and a refusal says why. */
+  brokerConfigured: boolean;
   worker: CommandWorker;
   watcher: DeviceWatcher;
   schedules?: HubSchedules | undefined;
@@ -27,16 +25,13 @@ export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
-    const { modbus, http, mqtt, ocpp } = this.parts;
-    if (modbus.handles(device)) return modbus.refresh(device);
-    if (http?.handles(device)) return http.refresh(device);
-    if (mqtt?.handles(device)) return mqtt.refresh(device);
-    if (ocpp?.handles(device)) return ocpp.refresh(device);
+    const family = this.parts.families.find((f) => f.handles(device));
+    if (family) return family.refresh(device);
     // Without a binding there is nothing to read, and the stored data is the answer (decided); a
     // vehicle bound only to the charger it charges at has nothing of its own to read either. A
     // binding that no driver here runs reaches nothing: its stored data is no live read.
     if (device.driver === null || device.driver.type === CHARGER_BINDING) return Promise.resolve(device);
-    const why = mqtt ? `no driver of this hub runs bindings of type "${device.driver.type}"`
+    const why = this.parts.brokerConfigured ? `no driver of this hub runs bindings of type "${device.driver.type}"`
       : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
     return Promise.reject(new DeviceUnreachableError(device.id, why));
   }
@@ -54,10 +49,7 @@ export class HubRuntime implements Runtime {
   }
 
   deviceDeleted(device: DeviceRecord): void {
-    this.parts.modbus.deviceDeleted(device);
-    this.parts.http?.remove(device.id);
-    this.parts.mqtt?.remove(device.id);
-    this.parts.ocpp?.remove(device.id);
+    for (const family of this.parts.families) family.remove(device.id);
     this.parts.worker.deviceDeleted(device.id);
     this.parts.schedules?.deviceDeleted(device.id);
     this.parts.watcher.deleted(device);
@@ -65,9 +57,7 @@ export class HubRuntime implements Runtime {
 
   /** A device added in this process (pairing): driven and announced at once. */
   deviceAdded(device: DeviceRecord): void {
-    if (this.parts.http?.handles(device)) this.parts.http.sync();
-    if (this.parts.mqtt?.handles(device)) this.parts.mqtt.sync();
-    if (this.parts.ocpp?.handles(device)) this.parts.ocpp.sync();
+    for (const family of this.parts.families) if (family.handles(device)) family.sync();
     this.parts.watcher.added(device);
   }
 }

@@ -156,8 +156,8 @@ export class PollScheduler extends EventEmitter {
     }
   }
 
-  /** Picks up devices added (import, CLI) and drops deleted ones. */
-  private sync(): void {
+  /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
+  sync(): void {
     this.lastSyncAt = this.clock.now();
     syncSessions(this.store.devices.driven(), {
       handles: (device) => this.handles(device),

@@ -121,6 +121,16 @@ export class ModbusRuntime implements Runtime, CommandExecutor {
   }
 
   deviceDeleted(device: DeviceRecord): void {
-    this.scheduler.remove(device.id);
+    this.remove(device.id);
+  }
+
+  /** A deleted device: polling stops. */
+  remove(deviceId: string): void {
+    this.scheduler.remove(deviceId);
+  }
+
+  /** A device added in this process: polled at once rather than at the next resync. */
+  sync(): void {
+    this.scheduler.sync();
   }
 }

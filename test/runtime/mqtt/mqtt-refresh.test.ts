@@ -119,7 +119,7 @@ test('HubRuntime: a device whose binding no driver of this hub handles is unreac
     hub.close();
   });
   // No broker configured: the MQTT runtime does not exist, so nothing reaches a go-e charger.
-  const runtime = new HubRuntime({ modbus, mqtt: undefined, worker: {} as CommandWorker, watcher: {} as DeviceWatcher });
+  const runtime = new HubRuntime({ families: [modbus], brokerConfigured: false, worker: {} as CommandWorker, watcher: {} as DeviceWatcher });
   hub.seed([importedCharger(SILENT, '999999'), { ...importedCharger(LIVE, '012345'), driver: undefined }]);
   await assert.rejects(runtime.refresh(hub.store.devices.get(SILENT)!), (err: Error) => err instanceof DeviceUnreachableError && /mqtt/i.test(err.message));
   const bare = hub.store.devices.get(LIVE)!;
