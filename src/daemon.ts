@@ -241,7 +241,7 @@ export class Daemon {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
     // Before the store is opened: a second hub on this data directory changes nothing in it.
-    this.lock = DataDirLock.acquire(config.dataDir);
+    this.lock = DataDirLock.acquire(config.dataDir, this.url);
     this.store = Store.open(databasePath(config));
     this.store.storage.start(log, {
       lowSpaceBytes: config.storage.lowSpaceMegabytes * 1024 * 1024,

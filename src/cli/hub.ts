@@ -11,6 +11,7 @@ import { runBackup, runRestore } from './backup.ts';
 import { runConfigCheck } from './config-check.ts';
 import { runScan, SCAN_USAGE } from './scan.ts';
 import { runDevices, DEVICES_USAGE } from './devices.ts';
+import { runStatus } from './status.ts';
 import type { CliIo } from './io.ts';
 
 export type { CliIo } from './io.ts';
@@ -29,6 +30,8 @@ const USAGE = () => `usage: npm run hub -- <command>
   config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
   scan HOST[:PORT]|SERIAL   find devices at an address (below)
   devices add|list|remove|trust   add a device found by scan, list, delete, re-pin (below)
+  status                    is the hub of this data directory running and healthy: what its /health
+                            says (storage full or read-only, stalled pollers…) and the free space
 
 ${SCAN_USAGE}
 ${DEVICES_USAGE}
@@ -58,6 +61,17 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   }
   if (command === 'config') return runConfigCheck(args, io, env);
   if (command === 'scan') return runScan(args, io);
+  if (command === 'status') {
+    try {
+      return await runStatus(args, io, loadConfig(env).dataDir);
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        io.err(`configuration error in ${err.message}`);
+        return 2;
+      }
+      throw err;
+    }
+  }
   if (command === 'devices') {
     try {
       const config = loadConfig(env);

@@ -22,6 +22,8 @@ interface Holder {
   pid: number;
   /** The process's start time (field 22 of /proc/PID/stat), when the system tells it. */
   startTicks: string | null;
+  /** Where the hub listens (`hub status` asks it there). */
+  url?: string | undefined;
 }
 
 /** The start time of a process, which a recycled PID does not share; null where /proc is missing. */
@@ -49,16 +51,21 @@ function isAlive(holder: Holder): boolean {
 function readHolder(path: string): Holder | undefined {
   try {
     const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<Holder>;
-    return typeof parsed.pid === 'number' ? { pid: parsed.pid, startTicks: parsed.startTicks ?? null } : undefined;
+    return typeof parsed.pid === 'number' ? { pid: parsed.pid, startTicks: parsed.startTicks ?? null, url: typeof parsed.url === 'string' ? parsed.url : undefined } : undefined;
   } catch {
     return undefined; // gone, or half-written by a hub killed while writing it: not a live holder
   }
 }
 
+/** The hub running on this data directory (its PID, and where it listens), or undefined when none runs. */
+export function runningHub(dataDir: string): { pid: number; url: string | undefined } | undefined {
+  const holder = readHolder(join(resolve(dataDir), LOCK_FILE));
+  return holder && isAlive(holder) ? { pid: holder.pid, url: holder.url } : undefined;
+}
+
 /** The PID of the hub running on this data directory, or undefined when none runs. */
 export function runningHubPid(dataDir: string): number | undefined {
-  const holder = readHolder(join(resolve(dataDir), LOCK_FILE));
-  return holder && isAlive(holder) ? holder.pid : undefined;
+  return runningHub(dataDir)?.pid;
 }
 
 /**
@@ -81,10 +88,11 @@ export class DataDirLock {
   private constructor(private readonly path: string) {}
 
   /** Takes the directory for this process, or throws DataDirInUse naming the hub that has it. */
-  static acquire(dataDir: string): DataDirLock {
+  /** `url`: where this hub listens, for `hub status`. */
+  static acquire(dataDir: string, url?: string): DataDirLock {
     const dir = resolve(dataDir);
     const path = join(dir, LOCK_FILE);
-    const me: Holder = { pid: process.pid, startTicks: startTicksOf(process.pid) };
+    const me: Holder = { pid: process.pid, startTicks: startTicksOf(process.pid), url };
     // Written whole under a name of this process, then linked into place: link() fails when the
     // lock exists, so no hub ever reads a lock half-written.
     const mine = `${path}.${process.pid}`;

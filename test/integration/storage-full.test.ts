@@ -13,6 +13,7 @@ import { rmSync } from 'node:fs';
 import { commandCounts, fillFreeCycle } from '../support/storage-cycle.ts';
 import { Store } from '../../src/store/store.ts';
 import { ids } from '../support/hub.ts';
+import { runHub } from '../../src/cli/hub.ts';
 
 const KEY = 'storage-full-test-key-0123456789ab';
 
@@ -114,6 +115,10 @@ test('a card the kernel turns read-only mid-run: writes refused with 503, reads 
   const health = await fetch(`${hub.url}/health`);
   assert.equal(health.status, 503);
   assert.match(JSON.stringify(await health.json()), /storage not writable \(read-only\)/);
+  // The installer's command says the same.
+  const said: string[] = [];
+  assert.equal(await runHub(['status'], { out: (l) => said.push(l), err: (l) => said.push(l) }, { HUB_DATA_DIR: join(card.dir, 'data') }), 1);
+  assert.match(said.join('\n'), /: down\n {2}problem: storage not writable \(read-only\)/);
   assert.equal((await fetch(`${hub.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);
   // The stop flushes telemetry and the OCPP charger's last state into a card that refuses them.
   assert.equal(await hub.kill('SIGTERM'), 0);
