@@ -8,7 +8,7 @@ import type { CommandType } from '../domain/vocabulary.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import { parseTimestamp } from '../domain/time.ts';
-import { batteryDetail, chargerDetail, command, pageJson, pvInverterDetail, tariffDetail } from '../runtime/present.ts';
+import { batteryDetail, chargerDetail, command, householdSeriesJson, pageJson, pvInverterDetail, tariffDetail } from '../runtime/present.ts';
 
 /** What an operation's examples are: its success body, and its request body when it takes one. */
 export interface OperationExample {
@@ -88,6 +88,12 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
     stopVehicleCharging: { response: command(commandOf('CHARGING_STOP', VEHICLE_ID, 'vehicle', '8b2c3d4e-5f6a-4b7c-9d8e-9f0a1b2c3d02', 'PENDING', 0)) },
     deleteUserVehicle: deleted,
     getUserTariff: { response: tariffDetail(TARIFF) },
+    getHouseholdSeries: {
+      response: householdSeriesJson(USER, [
+        { startMs: AT - 600_000, pvKw: 3.912, homeKw: 1.204, gridKw: -1.508, batteryKw: 1.2, batterySoc: 63.5, price: 0.2874 },
+        { startMs: AT - 300_000, pvKw: 4.107, homeKw: 2.951, gridKw: -0.356, batteryKw: 0.8, batterySoc: 64.2, price: 0.2874 },
+      ]),
+    },
     connectCharger: {
       request: { redirectUrl: 'https://app.example.com/chargers/connected', vendor: pairable[0] ?? 'GO_E', userId: USER },
       response: { url: `${baseUrl}/connect/${TOKEN}` },

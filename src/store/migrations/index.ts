@@ -5,5 +5,6 @@ import m003 from './003-normal-forms.ts';
 import m004 from './004-ocpp.ts';
 import m005 from './005-hub-schedules.ts';
 import m006 from './006-tariff-ledger.ts';
+import m007 from './007-household-series.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007];
