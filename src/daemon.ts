@@ -313,7 +313,11 @@ export class Daemon {
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
 
-    const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
+    const series = this.householdSeries;
+    const deps: ApiDeps = {
+      store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
+    };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);

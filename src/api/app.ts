@@ -20,6 +20,7 @@ import { tariffRoutes } from './routes/tariffs.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { householdRoutes } from './routes/household.ts';
 import { pairingRoutes } from './pairing/routes.ts';
+import { householdPageRoutes } from './household/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { operationExamples } from './examples.ts';
 import { renderLandingPage } from './landing-page.ts';
@@ -89,6 +90,7 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   app.route(API_BASE, api);
 
   app.route('/', pairingRoutes(deps));
+  app.route('/', householdPageRoutes(deps));
 
   const allowed = allowedMethods(operations);
   app.notFound(async (c) => {
