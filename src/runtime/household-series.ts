@@ -42,8 +42,9 @@ export class HouseholdSeries {
     this.timer.unref();
   }
 
-  /** Stops sampling and hands over the points of the 5 minutes under way, so a restart keeps them. */
+  /** Stops sampling and hands over the points of the 5 minutes under way (with a last sample), so a restart keeps them. */
   stop(): void {
+    if (this.timer) this.sample();
     this.off?.();
     this.off = undefined;
     if (this.timer) clearInterval(this.timer);
