@@ -135,6 +135,7 @@ test('the household page in Chromium: the key once, flows that match the API and
   const devices = await page.locator('.device').count();
   assert.equal(devices, hub.store.devices.all().filter((d) => d.userId === DEMO_USER).length);
   await page.locator(`#device-${THERMOSTAT} .badge.off`, { hasText: 'offline' }).waitFor();
+  await page.locator(`#device-${THERMOSTAT} dd`, { hasText: 'No answer since' }).waitFor();
 
   // A command sent through the API appears, then its outcome.
   const created = await hub.api(`/users/${DEMO_USER}/chargers/${CHARGER}/commands/charging-stop`, { method: 'POST' });

@@ -29,6 +29,9 @@ export interface HomeWords {
   commands: string;
   noCommands: string;
   streamLost: string;
+  /** An offline device: the hub has had no value from it since then. */
+  noAnswerSince: string;
+  problem: string;
   kinds: Record<'battery' | 'pvInverter' | 'meter' | 'hvac' | 'charger' | 'vehicle' | 'tariff', string>;
   series: Record<'pv' | 'home' | 'grid' | 'soc' | 'price', string>;
 }
@@ -38,7 +41,7 @@ const en: HomeWords = {
   keyRefused: 'The hub refused this key.', signOut: 'Forget the key', household: 'Household', flows: 'Now', pv: 'Solar', grid: 'Grid', home: 'House',
   battery: 'Battery', car: 'Car', importing: 'importing', exporting: 'exporting', devices: 'Devices', curves: 'Last 48 hours',
   curvesEmpty: 'No points yet: a point is added every 5 minutes.', online: 'online', offline: 'offline', lastUpdate: 'Last update', values: 'Values',
-  binding: 'Reached at', commands: 'Commands', noCommands: 'none', streamLost: 'Live updates interrupted; reconnecting…',
+  binding: 'Reached at', commands: 'Commands', noCommands: 'none', streamLost: 'Live updates interrupted; reconnecting…', noAnswerSince: 'No answer since', problem: 'Problem',
   kinds: { battery: 'Battery', pvInverter: 'PV inverter', meter: 'Meter', hvac: 'Heating / cooling', charger: 'Charger', vehicle: 'Vehicle', tariff: 'Tariff' },
   series: { pv: 'Solar kW', home: 'House kW', grid: 'Grid kW', soc: 'Battery %', price: 'Price per kWh' },
 };
@@ -48,7 +51,7 @@ const de: HomeWords = {
   keyRefused: 'Der Hub hat diesen Schlüssel abgelehnt.', signOut: 'Schlüssel vergessen', household: 'Haushalt', flows: 'Jetzt', pv: 'Solar', grid: 'Netz', home: 'Haus',
   battery: 'Batterie', car: 'Auto', importing: 'Bezug', exporting: 'Einspeisung', devices: 'Geräte', curves: 'Letzte 48 Stunden',
   curvesEmpty: 'Noch keine Punkte: alle 5 Minuten kommt einer hinzu.', online: 'online', offline: 'offline', lastUpdate: 'Letzte Meldung', values: 'Werte',
-  binding: 'Erreichbar unter', commands: 'Befehle', noCommands: 'keine', streamLost: 'Live-Daten unterbrochen; neue Verbindung…',
+  binding: 'Erreichbar unter', commands: 'Befehle', noCommands: 'keine', streamLost: 'Live-Daten unterbrochen; neue Verbindung…', noAnswerSince: 'Keine Antwort seit', problem: 'Problem',
   kinds: { battery: 'Batterie', pvInverter: 'PV-Wechselrichter', meter: 'Zähler', hvac: 'Heizung / Klima', charger: 'Ladestation', vehicle: 'Fahrzeug', tariff: 'Tarif' },
   series: { pv: 'Solar kW', home: 'Haus kW', grid: 'Netz kW', soc: 'Batterie %', price: 'Preis pro kWh' },
 };
@@ -58,7 +61,7 @@ const fr: HomeWords = {
   keyRefused: 'Le hub a refusé cette clé.', signOut: 'Oublier la clé', household: 'Foyer', flows: 'Maintenant', pv: 'Solaire', grid: 'Réseau', home: 'Maison',
   battery: 'Batterie', car: 'Voiture', importing: 'soutirage', exporting: 'injection', devices: 'Appareils', curves: 'Dernières 48 heures',
   curvesEmpty: 'Pas encore de points : un point s’ajoute toutes les 5 minutes.', online: 'en ligne', offline: 'hors ligne', lastUpdate: 'Dernière mise à jour', values: 'Valeurs',
-  binding: 'Joint à', commands: 'Commandes', noCommands: 'aucune', streamLost: 'Données en direct interrompues ; reconnexion…',
+  binding: 'Joint à', commands: 'Commandes', noCommands: 'aucune', streamLost: 'Données en direct interrompues ; reconnexion…', noAnswerSince: 'Pas de réponse depuis', problem: 'Problème',
   kinds: { battery: 'Batterie', pvInverter: 'Onduleur PV', meter: 'Compteur', hvac: 'Chauffage / climatisation', charger: 'Borne', vehicle: 'Véhicule', tariff: 'Tarif' },
   series: { pv: 'Solaire kW', home: 'Maison kW', grid: 'Réseau kW', soc: 'Batterie %', price: 'Prix par kWh' },
 };
