@@ -26,6 +26,11 @@ export interface HubRuntimeParts {
 export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
+  /** The HTTP family keeps a reason (credentials refused, certificate changed); the others only know silence. */
+  offlineReason(device: DeviceRecord): string | undefined {
+    return this.parts.http?.handles(device) ? this.parts.http.offlineReason(device.id) : undefined;
+  }
+
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const { modbus, http, mqtt, ocpp } = this.parts;
     if (modbus.handles(device)) return modbus.refresh(device);

@@ -7,7 +7,7 @@ import { createApp } from '../../src/api/app.ts';
 import { DEFAULT_API_SETTINGS } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
-import { storedStateRuntime } from '../../src/runtime/live.ts';
+import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { HouseholdSeries } from '../../src/runtime/household-series.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -17,20 +17,20 @@ const USER = 'household-3';
 const PV = '1e6d3b2f-0000-4000-8000-0000000000a7';
 const METER = '2f7e4c3a-0000-4000-8000-0000000000b7';
 
-function setup(t: import('node:test').TestContext) {
+function setup(t: import('node:test').TestContext, runtime: Runtime = storedStateRuntime) {
   const store = Store.open(':memory:');
   const clock = { now: () => Date.now() };
   const key = store.apiKeys.create('page', clock.now()).key;
   const prepared = prepareImport([
     { kind: 'pvInverter', id: PV, userId: USER, isOnline: true, staticData: { vendor: 'SMA', model: 'Sunny Tripower 8.0' }, powerState: { solarPower: 4.2 } },
-    { kind: 'meter', id: METER, userId: USER, staticData: { vendor: 'SMA', model: 'Home Manager 2.0' }, driver: { type: 'sma', host: '192.0.2.10', password: 'hunter2-secret', role: 'grid' } },
+    { kind: 'meter', id: METER, userId: USER, staticData: { vendor: 'SMA', model: 'Home Manager 2.0' }, isOnline: false, driver: { type: 'sma', host: '192.0.2.10', password: 'hunter2-secret', role: 'grid' } },
   ], clock.now(), (id) => store.devices.get(id)?.kind, () => undefined);
   store.importDevices(prepared.devices, prepared.images, clock.now(), prepared.ocppCredentials);
   const events = new HubEvents();
   const series = new HouseholdSeries({ store, events, clock, log: silentLogger() });
   series.start();
   const { app } = createApp({
-    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime: storedStateRuntime,
+    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime,
     settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
   });
   t.after(() => {
@@ -60,8 +60,9 @@ test('the page and its script need no key and allow only the hub\'s own script, 
   assert.match(await (await app.request('/')).text(), /href="\/home"/, 'the landing page links to it');
 });
 
-test('devices and the stream need the key in the header; a binding shows its address, not its password', async (t) => {
-  const { app, key } = setup(t);
+test('devices and the stream need the key in the header; a binding shows its address, not its password; an offline device its reason', async (t) => {
+  const refused = 'the device refuses the hub\'s credentials (HTTP 401)';
+  const { app, key } = setup(t, { ...storedStateRuntime, offlineReason: (device) => (device.id === METER ? refused : undefined) });
   assert.equal((await app.request('/home/devices')).status, 401);
   assert.equal((await app.request(`/home/live?user=${USER}`)).status, 401);
   const res = await app.request('/home/devices', { headers: { 'x-api-key': key } });
@@ -71,6 +72,8 @@ test('devices and the stream need the key in the header; a binding shows its add
   assert.equal(body.flows['pvKw'], 4.2);
   const meter = body.devices.find((d) => d.kind === 'meter')!;
   assert.equal(meter.binding, 'sma, host 192.0.2.10');
+  assert.equal((meter as { reason?: string }).reason, refused, 'an offline device carries its driver\'s reason');
+  assert.equal('reason' in body.devices.find((d) => d.kind === 'pvInverter')!, false);
   assert.doesNotMatch(JSON.stringify(body), /hunter2/);
 });
 

@@ -36,6 +36,7 @@ const ARTEFACTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '.
 const PV_CARPORT = '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f02';
 const THERMOSTAT = '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b03';
 const CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
+const CARPORT_CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c02';
 
 async function startHub(t: TestContext) {
   const store = Store.open(':memory:');
@@ -54,7 +55,12 @@ async function startHub(t: TestContext) {
   const deps: ApiDeps = {
     store, log: silentLogger(), clock, vendors: new VendorCatalog(), settings,
     // A hub without drivers: a command is stored and told, as the worker tells it.
-    runtime: { ...storedStateRuntime, commandCreated: (command) => events.emit({ type: 'command', command, atMs: clock.now() }) },
+    runtime: {
+      ...storedStateRuntime,
+      commandCreated: (command) => events.emit({ type: 'command', command, atMs: clock.now() }),
+      // What the HTTP family says of a device that refuses the hub's login (HubRuntime.offlineReason).
+      offlineReason: (device) => (device.id === CARPORT_CHARGER ? 'the device refuses the hub\'s credentials' : undefined),
+    },
     household: { events, flowsOf: (userId) => series.flowsOf(userId) },
   };
   const server = serve({ fetch: createApp(deps).app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
@@ -136,6 +142,7 @@ test('the household page in Chromium: the key once, flows that match the API and
   assert.equal(devices, hub.store.devices.all().filter((d) => d.userId === DEMO_USER).length);
   await page.locator(`#device-${THERMOSTAT} .badge.off`, { hasText: 'offline' }).waitFor();
   await page.locator(`#device-${THERMOSTAT} dd`, { hasText: 'No answer since' }).waitFor();
+  await page.locator(`#device-${CARPORT_CHARGER} dd`, { hasText: 'the device refuses the hub\'s credentials' }).waitFor();
 
   // A command sent through the API appears, then its outcome.
   const created = await hub.api(`/users/${DEMO_USER}/chargers/${CHARGER}/commands/charging-stop`, { method: 'POST' });

@@ -23,28 +23,33 @@ const FLOWS_EVERY_MS = 1000;
 const KEEPALIVE_MS = 25_000;
 
 /** A device as the page lists it: the API's detail, its kind, where the hub reaches it, its latest commands. */
-export function pageDevice(store: Store, device: DeviceRecord): Record<string, unknown> {
+export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonOf = () => undefined): Record<string, unknown> {
+  const reason = device.isOnline ? undefined : reasonOf(device);
   const commands = store.commands.ofDeviceId(device.id, 'ALL').slice(-RECENT_COMMANDS).reverse().map(command);
   return {
     kind: device.kind,
     binding: device.driver ? describeBinding(device.driver) : null,
     detail: JSON.parse(detailJson(device)) as unknown,
     commands,
+    ...(reason ? { reason } : {}),
   };
 }
 
+/** Why an offline device is offline, when its driver says (Runtime.offlineReason). */
+export type ReasonOf = (device: DeviceRecord) => string | undefined;
+
 /** Every device of the user, grouped as the page shows them (by kind, then name). */
-export function pageDevices(store: Store, userId: string): Record<string, unknown>[] {
+export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): Record<string, unknown>[] {
   return store.devices.all().filter((d) => d.userId === userId)
     .sort((a, b) => a.kind.localeCompare(b.kind) || (a.name ?? '').localeCompare(b.name ?? ''))
-    .map((d) => pageDevice(store, d));
+    .map((d) => pageDevice(store, d, reasonOf));
 }
 
 /**
  * A text/event-stream of the user's household: `flows` at once and after each change (at most once a
  * second), `device` with a device's new detail, `command` with a command's new state.
  */
-export function householdStream(store: Store, source: HouseholdSource, userId: string, signal: AbortSignal): ReadableStream<Uint8Array> {
+export function householdStream(store: Store, source: HouseholdSource, userId: string, signal: AbortSignal, reasonOf?: ReasonOf): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
   let cleanup = () => {};
   return new ReadableStream<Uint8Array>({
@@ -68,7 +73,7 @@ export function householdStream(store: Store, source: HouseholdSource, userId: s
           return;
         }
         if (event.type === 'price.update' || event.device.userId !== userId) return;
-        send('device', event.type === 'delete' ? { id: event.device.id, deleted: true } : pageDevice(store, event.device));
+        send('device', event.type === 'delete' ? { id: event.device.id, deleted: true } : pageDevice(store, event.device, reasonOf));
         flowsTimer ??= setTimeout(sendFlows, FLOWS_EVERY_MS);
       });
       const keepalive = setInterval(() => {

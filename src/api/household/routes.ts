@@ -2,6 +2,7 @@
 // the household), then /home/devices and /home/live, which want the key in X-API-KEY as the API does.
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
 import { apiKeyCheck, requestHeader } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { pickLanguage, type Lang } from '../pairing/messages.ts';
@@ -26,6 +27,7 @@ const PAGE_HEADERS = {
 
 export function householdPageRoutes(deps: ApiDeps): Hono {
   const checkKey = apiKeyCheck(deps);
+  const reasonOf = (device: DeviceRecord) => deps.runtime.offlineReason?.(device);
   const app = new Hono();
   // The page's bytes are the same for every request of a language and theme: made once.
   const pages = new Map<string, string>();
@@ -51,7 +53,7 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     const userId = asked !== undefined && users.includes(asked) ? asked : users[0];
     if (userId === undefined) return c.json({ users, userId: null, devices: [], flows: {} }, 200, { 'Cache-Control': 'no-store' });
     const flows = deps.household?.flowsOf(userId) ?? householdFlows(deps.store.devices.all().filter((d) => d.userId === userId));
-    return c.json({ users, userId, devices: pageDevices(deps.store, userId), flows }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ users, userId, devices: pageDevices(deps.store, userId, reasonOf), flows }, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/home/live', (c) => {
@@ -59,7 +61,7 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     const userId = c.req.query('user');
     if (!userId) throw new ApiError('BAD_REQUEST', 'user is required');
     if (!deps.household) throw new ApiError('NOT_FOUND', 'This hub has no live household stream');
-    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal), {
+    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal, reasonOf), {
       headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
     });
   });

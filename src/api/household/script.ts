@@ -65,8 +65,9 @@ export const HOME_SCRIPT = String.raw`'use strict';
     row(words.lastUpdate, det.lastUpdated ? new Date(det.lastUpdated).toLocaleString(document.documentElement.lang) : '');
     row(words.values, valuesOf(det));
     row(words.binding, d.binding || '');
-    // What the hub knows of an offline device: when it last answered (a driver's own reason is not plumbed through yet).
-    if (!det.isOnline) row(words.problem, words.noAnswerSince + ' ' + (det.lastUpdated ? new Date(det.lastUpdated).toLocaleString(document.documentElement.lang) : '–'));
+    // What the hub knows of an offline device: when it last answered (when its driver gives no reason of its own).
+    if (!det.isOnline && d.reason) row(words.problem, d.reason);
+    else if (!det.isOnline) row(words.problem, words.noAnswerSince + ' ' + (det.lastUpdated ? new Date(det.lastUpdated).toLocaleString(document.documentElement.lang) : '–'));
     const cmds = el('ul', 'commands');
     for (const c of d.commands) {
       const li = el('li', '', c.type + ' · ' + c.state + (c.failedReason ? ' · ' + c.failedReason : '') + ' · ' + new Date(c.createdAt).toLocaleTimeString(document.documentElement.lang));
