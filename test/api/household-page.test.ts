@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../../src/api/app.ts';
+import { MAX_LIVE_STREAMS } from '../../src/api/household/routes.ts';
 import { DEFAULT_API_SETTINGS } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
@@ -98,4 +99,20 @@ test('the stream starts with the flows and tells a device\'s change', { timeout:
   events.emit({ type: 'update', device: { ...pv, state: { solarPower: 5.1 } }, atMs: Date.now() });
   await until(/event: device\ndata: .*"solarPower":5.1/);
   await until(/event: flows\ndata: \{"pvKw":5.1,/);
+});
+
+test('live streams are limited, and a closed one frees its place', { timeout: 10_000 }, async (t) => {
+  const { app, key } = setup(t);
+  const open = async () => {
+    const abort = new AbortController();
+    t.after(() => abort.abort());
+    const res = await app.request(`/home/live?user=${USER}`, { headers: { 'x-api-key': key }, signal: abort.signal });
+    return { res, abort };
+  };
+  const streams = [];
+  for (let i = 0; i < MAX_LIVE_STREAMS; i++) streams.push(await open());
+  assert.ok(streams.every((s) => s.res.status === 200));
+  assert.equal((await open()).res.status, 429);
+  streams[0]!.abort.abort();
+  assert.equal((await open()).res.status, 200);
 });

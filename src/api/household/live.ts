@@ -49,9 +49,18 @@ export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): 
  * A text/event-stream of the user's household: `flows` at once and after each change (at most once a
  * second), `device` with a device's new detail, `command` with a command's new state.
  */
-export function householdStream(store: Store, source: HouseholdSource, userId: string, signal: AbortSignal, reasonOf?: ReasonOf): ReadableStream<Uint8Array> {
+export function householdStream(
+  store: Store, source: HouseholdSource, userId: string, signal: AbortSignal, reasonOf?: ReasonOf, onClose: () => void = () => {},
+): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
-  let cleanup = () => {};
+  let closed = false;
+  let stopListening = () => {};
+  const cleanup = () => {
+    if (closed) return;
+    closed = true;
+    stopListening();
+    onClose();
+  };
   return new ReadableStream<Uint8Array>({
     start(controller) {
       const send = (event: string, data: unknown) => {
@@ -83,7 +92,7 @@ export function householdStream(store: Store, source: HouseholdSource, userId: s
           cleanup();
         }
       }, KEEPALIVE_MS);
-      cleanup = () => {
+      stopListening = () => {
         off();
         clearInterval(keepalive);
         if (flowsTimer) clearTimeout(flowsTimer);

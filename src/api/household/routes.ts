@@ -13,6 +13,8 @@ import { HOME_CSS_SOURCE } from './styles.ts';
 import { householdStream, pageDevices } from './live.ts';
 
 const LANGS: readonly Lang[] = ['en', 'de', 'fr'];
+/** Open live streams at most: each is a listener on the hub's events, and a gateway serves a household, not a crowd. */
+export const MAX_LIVE_STREAMS = 20;
 
 /** The page's headers: its own stylesheet (by hash) and script, requests to the hub only, nothing framed or cached. */
 const PAGE_HEADERS = {
@@ -31,6 +33,7 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
   const app = new Hono();
   // The page's bytes are the same for every request of a language and theme: made once.
   const pages = new Map<string, string>();
+  let openStreams = 0;
 
   app.get('/home', (c) => {
     const asked = c.req.query('lang');
@@ -61,7 +64,9 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     const userId = c.req.query('user');
     if (!userId) throw new ApiError('BAD_REQUEST', 'user is required');
     if (!deps.household) throw new ApiError('NOT_FOUND', 'This hub has no live household stream');
-    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal, reasonOf), {
+    if (openStreams >= MAX_LIVE_STREAMS) throw new ApiError('TOO_MANY_REQUESTS', `At most ${MAX_LIVE_STREAMS} live streams are open at once`, undefined, { 'Retry-After': '10' });
+    openStreams++;
+    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal, reasonOf, () => openStreams--), {
       headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
     });
   });
