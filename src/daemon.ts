@@ -21,6 +21,7 @@ import { Relay } from './runtime/relay.ts';
 import { HubEvents } from './runtime/events/hub-events.ts';
 import { DeviceWatcher } from './runtime/events/device-watcher.ts';
 import { TariffLedger } from './runtime/tariff-ledger.ts';
+import { HouseholdSeries } from './runtime/household-series.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { HubSchedules } from './runtime/commands/hub-schedules.ts';
@@ -121,6 +122,8 @@ export class Daemon {
   readonly events = new HubEvents();
   private watcher: DeviceWatcher | undefined;
   private tariffLedger: TariffLedger | undefined;
+  /** The household's 5-minute curves. */
+  householdSeries: HouseholdSeries | undefined;
   private publisher: EventPublisher | undefined;
   /** Home Assistant's MQTT discovery (homeAssistant.enabled), or the cleaner that takes it back. */
   homeAssistant: HomeAssistantBridge | undefined;
@@ -215,6 +218,7 @@ export class Daemon {
   /** Devices' latest values live in memory and reach the database on an interval (see devices.ts). */
   private holdTelemetry(store: Store, intervalSeconds: number): void {
     store.devices.holdTelemetry = intervalSeconds > 0;
+    store.householdSeries.hold = intervalSeconds > 0;
     if (intervalSeconds === 0) return;
     let ticks = 0;
     this.telemetryTimer = setInterval(() => {
@@ -230,6 +234,7 @@ export class Daemon {
   private persistTelemetry(store: Store): void {
     try {
       store.devices.persistLive();
+      store.householdSeries.persist();
     } catch (err) {
       if (!store.storage.report(err)) {
         this.options.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'telemetry could not be written; kept for the next interval');
@@ -298,6 +303,7 @@ export class Daemon {
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
     this.tariffLedger = new TariffLedger(store, this.events);
+    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log });
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });
@@ -324,11 +330,16 @@ export class Daemon {
     this.broker?.start();
     this.watcher.start();
     this.tariffLedger.start();
+    this.householdSeries.start();
     this.worker.start();
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
 
-    const deps: ApiDeps = { store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures };
+    const series = this.householdSeries;
+    const deps: ApiDeps = {
+      store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
+    };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);
@@ -391,6 +402,8 @@ export class Daemon {
     await this.worker?.stop();
     this.watcher?.stop();
     this.tariffLedger?.stop();
+    // Before the last telemetry write below, which takes the 5 minutes under way with it.
+    this.householdSeries?.stop();
     this.health?.stop();
     for (const family of this.families) if (!family.stopsBeforeServer) await family.runtime.stop();
     this.families = [];

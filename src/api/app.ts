@@ -18,7 +18,9 @@ import { chargerRoutes } from './routes/chargers.ts';
 import { vehicleRoutes } from './routes/vehicles.ts';
 import { tariffRoutes } from './routes/tariffs.ts';
 import { connectionRoutes } from './routes/connections.ts';
+import { householdRoutes } from './routes/household.ts';
 import { pairingRoutes } from './pairing/routes.ts';
+import { householdPageRoutes } from './household/routes.ts';
 import { buildOpenApiDocument } from './openapi.ts';
 import { operationExamples } from './examples.ts';
 import { renderLandingPage } from './landing-page.ts';
@@ -39,7 +41,7 @@ export interface HubApp {
 export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   const routers: OperationRouter[] = [
     batteryRoutes(deps), hvacRoutes(deps), pvInverterRoutes(deps), meterRoutes(deps),
-    chargerRoutes(deps), vehicleRoutes(deps), tariffRoutes(deps), connectionRoutes(deps),
+    chargerRoutes(deps), vehicleRoutes(deps), tariffRoutes(deps), connectionRoutes(deps), householdRoutes(deps),
   ];
   const operations = routers.flatMap((r) => r.operations);
   let openApi: object | undefined;
@@ -88,6 +90,7 @@ export function createApp(deps: ApiDeps, ops?: OpsDeps): HubApp {
   app.route(API_BASE, api);
 
   app.route('/', pairingRoutes(deps));
+  app.route('/', householdPageRoutes(deps));
 
   const allowed = allowedMethods(operations);
   app.notFound(async (c) => {

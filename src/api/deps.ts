@@ -5,6 +5,7 @@ import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from '../runtime/pairing-prober.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
+import type { HouseholdSource } from './household/live.ts';
 
 export interface ApiSettings {
   /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
@@ -42,4 +43,6 @@ export interface ApiDeps {
   pairing?: ChargerProber;
   /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */
   authFailures?: AuthFailures;
+  /** The household page's live stream (the daemon's events and flows); without it /home/live is a 404. */
+  household?: HouseholdSource;
 }

@@ -10,7 +10,7 @@ import type { CommandRecord } from '../store/commands.ts';
 import type { Offers } from '../runtime/commands/hvac-modes.ts';
 import type { CommandShape } from '../runtime/commands/executor.ts';
 import { parseTimestamp } from '../domain/time.ts';
-import { batteryDetail, chargerDetail, command, hvacDetail, meterDetail, pageJson, pvInverterDetail, tariffDetail, vehicleDetail } from '../runtime/present.ts';
+import { batteryDetail, chargerDetail, command, householdSeriesJson, hvacDetail, meterDetail, pageJson, pvInverterDetail, tariffDetail, vehicleDetail } from '../runtime/present.ts';
 import { consumptionPage, priceList } from '../runtime/tariff-ledger.ts';
 import { refusal } from '../runtime/commands/command-check.ts';
 import { NO_SCHEDULE_PATH } from './routes/vehicles.ts';
@@ -173,6 +173,12 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
     deleteUserTariff: deleted,
     ...both(['getTariffPrices', 'getUserTariffPrices'], prices),
     ...both(['getTariffConsumption', 'getUserTariffConsumption'], consumption),
+    getHouseholdSeries: {
+      response: householdSeriesJson(USER, [
+        { startMs: AT - 600_000, pvKw: 3.912, homeKw: 1.204, gridKw: -1.508, batteryKw: 1.2, batterySoc: 63.5, price: 0.2874 },
+        { startMs: AT - 300_000, pvKw: 4.107, homeKw: 2.951, gridKw: -0.356, batteryKw: 0.8, batterySoc: 64.2, price: 0.2874 },
+      ]),
+    },
     connectCharger: {
       request: { redirectUrl: 'https://app.example.com/chargers/connected', vendor: pairable[0] ?? 'GO_E', userId: USER },
       response: { url: `${baseUrl}/connect/${TOKEN}` },

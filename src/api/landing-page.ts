@@ -35,6 +35,7 @@ export function renderLandingPage(baseUrl: string, startedAs: StartedAs = 'check
 conditioners, EV chargers, vehicles and tariffs, reached over Modbus, MQTT and OCPP on the home network
 and served through the <code>/v1.0.0</code> API.</p>
 <ul>
+<li><a href="/home">Household</a>: the household live, its devices and the last 48 hours, after entering a key.</li>
 <li><a href="/docs">API documentation</a>: every operation, parameter and answer.</li>
 <li><a href="/health">Health</a>: whether the hub, its database and its device links are well.</li>
 <li><code>GET /v1.0.0/openapi.json</code> and <code>GET /metrics</code>: the OpenAPI document and Prometheus metrics (with a key).</li>

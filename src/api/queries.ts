@@ -11,7 +11,7 @@ import { withShortcut } from '../domain/validation.ts';
 const INT32_MAX = 2_147_483_647;
 
 /** A whole number in a query string, documented as an integer. */
-function intParam(min: number, max: number, fallback: number) {
+export function intParam(min: number, max: number, fallback: number) {
   const message = `must be a whole number from ${min} to ${max}`;
   const schema = z
     .string()

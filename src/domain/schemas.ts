@@ -289,3 +289,19 @@ export const ErrorBody = named('Error', z.object({
   message: z.string(),
   validationErrors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
 }));
+
+// The household's 5-minute curves (a hub addition, issue 25): means over each 5 minutes, levels at their end.
+export const HouseholdSeriesPoint = named('HouseholdSeriesPoint', z.object({
+  startDate: Timestamp.describe('Start of the 5 minutes'),
+  pvPower: z.number().optional().describe('kW, mean PV production'),
+  consumptionPower: z.number().optional().describe('kW, mean household consumption (PV + grid − battery; the car included)'),
+  gridPower: z.number().optional().describe('kW, mean grid power: positive importing, negative exporting'),
+  batteryPower: z.number().optional().describe('kW, mean battery power: positive charging'),
+  batteryStateOfCharge: z.number().optional().describe('%, the batteries\' mean charge level at the end of the 5 minutes'),
+  price: z.number().optional().describe('Currency per kWh in force at the end of the 5 minutes, when the user has a tariff'),
+}));
+export const HouseholdSeries = named('HouseholdSeries', z.object({
+  userId: z.string(),
+  resolutionMinutes: z.literal(5),
+  points: z.array(HouseholdSeriesPoint).describe('Oldest first; 5 minutes in which nothing was known have no point'),
+}));

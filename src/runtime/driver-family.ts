@@ -23,6 +23,8 @@ export interface FamilyRuntime {
   remove(deviceId: string): void;
   /** A device added in this process (pairing): driven at once. */
   sync(): void;
+  /** Why the device is offline in the driver's words, when the family keeps more than "no answer". */
+  offlineReason?(deviceId: string): string | undefined;
 }
 
 export interface RunningFamily {

@@ -24,6 +24,11 @@ export interface HubRuntimeParts {
 export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
+  /** Why the device is offline, when its family keeps a reason (HTTP: credentials refused, certificate changed); the others only know silence. */
+  offlineReason(device: DeviceRecord): string | undefined {
+    return this.parts.families.find((f) => f.handles(device))?.offlineReason?.(device.id);
+  }
+
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const family = this.parts.families.find((f) => f.handles(device));
     if (family) return family.refresh(device);

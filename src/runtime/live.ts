@@ -22,6 +22,8 @@ export interface Runtime {
   deviceDeleted(device: DeviceRecord): void;
   /** A device added in this process (pairing): driven and announced at once. */
   deviceAdded?(device: DeviceRecord): void;
+  /** Why a device is offline, in the driver's words, when its driver knows more than "no answer" (refused login, changed certificate). */
+  offlineReason?(device: DeviceRecord): string | undefined;
   /** The commands the device can be offered and what each takes (none without drivers). */
   offers?(device: DeviceRecord): ReadonlyMap<CommandType, CommandShape>;
 }

@@ -3,6 +3,7 @@
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandRecord } from '../store/commands.ts';
 import type { Page } from '../store/devices.ts';
+import type { HouseholdPoint } from '../store/household-series.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import { capableModes, currentMode, type Offers } from './commands/hvac-modes.ts';
 
@@ -258,4 +259,22 @@ export function command(record: CommandRecord): Json {
   set(out, 'failedReason', record.failedReason);
   set(out, 'waitingReason', record.waitingReason);
   return out;
+}
+
+/** A user's 5-minute points as the API shows them (HouseholdSeries): unknown values left out. */
+export function householdSeriesJson(userId: string, points: readonly HouseholdPoint[]): Json {
+  return {
+    userId,
+    resolutionMinutes: 5,
+    points: points.map((p) => {
+      const out: Json = { startDate: formatTimestamp(p.startMs) };
+      set(out, 'pvPower', p.pvKw);
+      set(out, 'consumptionPower', p.homeKw);
+      set(out, 'gridPower', p.gridKw);
+      set(out, 'batteryPower', p.batteryKw);
+      set(out, 'batteryStateOfCharge', p.batterySoc);
+      set(out, 'price', p.price);
+      return out;
+    }),
+  };
 }

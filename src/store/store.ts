@@ -8,6 +8,7 @@ import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
 import { VehicleImageRepository } from './vehicle-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
+import { HouseholdSeriesRepository } from './household-series.ts';
 import { TariffLedgerRepository } from './tariff-ledger.ts';
 import { HubScheduleRepository } from './hub-schedules.ts';
 import { StorageHealth } from './storage-health.ts';
@@ -24,6 +25,7 @@ export class Store {
   readonly ocpp: OcppRepository;
   readonly hubSchedules: HubScheduleRepository;
   readonly tariffLedger: TariffLedgerRepository;
+  readonly householdSeries: HouseholdSeriesRepository;
   readonly membership: DeviceMembership;
   /** Whether the data file system takes writes; the write paths report faults to it. */
   readonly storage: StorageHealth;
@@ -45,6 +47,7 @@ export class Store {
     this.ocpp = new OcppRepository(db);
     this.hubSchedules = new HubScheduleRepository(db);
     this.tariffLedger = new TariffLedgerRepository(db);
+    this.householdSeries = new HouseholdSeriesRepository(db);
     this.membership = new DeviceMembership(db);
     this.storage = new StorageHealth(db, db.memory ? '.' : dirname(db.name));
   }

@@ -13,6 +13,9 @@ import {
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { TestProber } from '../support/pairing.ts';
 import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
+import { HouseholdSeries } from '../../src/runtime/household-series.ts';
+import { HubEvents } from '../../src/runtime/events/hub-events.ts';
+import { silentLogger } from '../../src/log.ts';
 
 const SCHEDULE = { schedules: [{ mode: 'HEAT', start: { time: '06:30', day: 'MONDAY' }, end: { time: '22:00', day: 'MONDAY' }, temperature: 21.5 }] };
 const CONNECT = { redirectUrl: 'https://app.example/done', vendor: 'GO_E', userId: DEMO_USER };
@@ -306,6 +309,22 @@ const PROBES: Record<OperationKey, Probe> = {
     await api.expect(200, key, { params, query: '?state=FAILED' });
     await api.expect(400, key, { params, query: '?state=DONE' });
     assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'CHARGER_NOT_FOUND');
+  },
+  'get /users/{userId}/household/series': async (start) => {
+    const api = start();
+    const key = 'get /users/{userId}/household/series';
+    assert.equal(operationOf(conformanceDoc!, key)['x-hub-addition'], true, 'marked as a hub addition');
+    // Two samples of the demo household, then the next 5 minutes: one point.
+    const series = new HouseholdSeries({ store: api.hub.store, events: new HubEvents(), clock: api.hub.clock, log: silentLogger() });
+    series.start();
+    series.sample();
+    api.hub.clock.advance(5 * 60_000);
+    series.sample();
+    series.stop();
+    const { body } = await api.expect(200, key, { params: { userId: DEMO_USER } });
+    assert.ok(body.points.length >= 1 && typeof body.points[0].pvPower === 'number', JSON.stringify(body));
+    assert.equal((await api.expect(200, key, { params: { userId: BARE_USER } })).body.points.length, 0);
+    assert.deepEqual(validationFields(await api.expect(400, key, { params: { userId: DEMO_USER }, query: '?hours=49' })), ['hours']);
   },
   ...sharedProbes('hvac', 'hvacs', 'hvacId', ['userDetail', 'refresh', 'userRefresh', 'userDelete']),
   'post /hvacs/{hvacId}/commands/temperature': setpointProbe('post /hvacs/{hvacId}/commands/temperature', false),

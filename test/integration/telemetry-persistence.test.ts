@@ -86,6 +86,29 @@ test('a clean stop writes the latest values; the restarted hub shows them with t
   await again.kill('SIGTERM');
 });
 
+test('a clean stop writes the household\'s 5 minutes under way; the restarted hub shows the point', async (t) => {
+  const { sim, dataDir, env } = await setup(t);
+  const hub = await startHubProcess(env);
+  t.after(() => hub.kill());
+  const shownLast = await freshAfter(hub, 0);
+  await hub.kill('SIGTERM');
+  const db = new Database(join(dataDir, 'hub.db'), { readonly: true });
+  const rows = db.prepare('SELECT user_id AS userId, battery_soc AS soc FROM household_points').all() as { userId: string; soc: number | null }[];
+  db.close();
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0]!.userId, 'household-1');
+  assert.equal(typeof rows[0]!.soc, 'number');
+
+  await sim.close();
+  const again = await startHubProcess(env);
+  t.after(() => again.kill());
+  const series = (await (await fetch(`${again.url}/v1.0.0/users/household-1/household/series`, { headers: { 'X-API-KEY': KEY } })).json()) as { points: { batteryStateOfCharge?: number }[] };
+  assert.equal(series.points.length, 1);
+  assert.equal(series.points[0]!.batteryStateOfCharge, rows[0]!.soc);
+  assert.ok(shownLast.state['stateOfCharge'] !== undefined);
+  await again.kill('SIGTERM');
+});
+
 test('a SIGKILL loses at most one interval of telemetry and leaves the database intact', async (t) => {
   const { dataDir, env } = await setup(t);
   const hub = await startHubProcess(env);

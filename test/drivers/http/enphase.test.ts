@@ -7,7 +7,7 @@ import { SiteModel } from '../../../src/sim/site-model.ts';
 import { EnphaseSim, type EnphaseSimOptions } from '../../../src/sim/http/enphase-sim.ts';
 import { join } from 'node:path';
 import { Store } from '../../../src/store/store.ts';
-import { deviceCertificate, httpRecord, started, startHttpHub } from '../../support/http-hub.ts';
+import { deviceCertificate, HTTP_HUB_KEY, httpRecord, started, startHttpHub } from '../../support/http-hub.ts';
 
 const PV = '00000000-0000-4000-8000-0000000000e1';
 const METER = '00000000-0000-4000-8000-0000000000e2';
@@ -112,6 +112,10 @@ test('Enphase: a token the gateway refuses shows the device offline with the rea
   const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', binding(), { isOnline: true })], { maxBackoffMs: 3_600_000 });
   await hub.until(PV, (d) => !d.isOnline);
   assert.match(hub.daemon.http!.offlineReason(PV) ?? '', /refused the token \(401\)/);
+  // The household page tells the same reason (docs/household-page.md).
+  const page = await fetch(`${hub.daemon.url}/home/devices`, { headers: { 'x-api-key': HTTP_HUB_KEY } });
+  const listed = ((await page.json()) as { devices: { kind: string; reason?: string }[] }).devices.find((d) => d.kind === 'pvInverter');
+  assert.match(listed?.reason ?? '', /refused the token \(401\)/);
   const asked = sim.requests.length;
   // A refresh is a live read: 503 with the reason.
   const res = await hub.api(`/pv-inverters/${PV}/refresh`);

@@ -1,0 +1,112 @@
+// What the household page shows, from the hub's own records: the devices with their binding, and
+// the live stream. Both need the key in the X-API-KEY header, as the API does: the page reads the
+// stream with fetch (not EventSource, which cannot send a header), so the key never travels in a URL
+// that could land in a log.
+import type { DeviceRecord } from '../../domain/device.ts';
+import { describeBinding } from '../../domain/binding-identity.ts';
+import type { HubEvent, HubEvents } from '../../runtime/events/hub-events.ts';
+import type { HouseholdFlows } from '../../runtime/household-flows.ts';
+import { command, detailJson } from '../../runtime/present.ts';
+import type { Store } from '../../store/store.ts';
+
+/** What the page's stream listens to; the daemon passes its events and the series' flows. */
+export interface HouseholdSource {
+  events: HubEvents;
+  flowsOf(userId: string): HouseholdFlows;
+}
+
+/** The most recent commands shown per device. */
+const RECENT_COMMANDS = 5;
+/** Flows are sent at most this often, however often devices report. */
+const FLOWS_EVERY_MS = 1000;
+/** A comment line keeps proxies and phones from closing an idle stream. */
+const KEEPALIVE_MS = 25_000;
+
+/** A device as the page lists it: the API's detail, its kind, where the hub reaches it, its latest commands. */
+export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonOf = () => undefined): Record<string, unknown> {
+  const reason = device.isOnline ? undefined : reasonOf(device);
+  const commands = store.commands.ofDeviceId(device.id, 'ALL').slice(-RECENT_COMMANDS).reverse().map(command);
+  return {
+    kind: device.kind,
+    binding: device.driver ? describeBinding(device.driver) : null,
+    detail: JSON.parse(detailJson(device)) as unknown,
+    commands,
+    ...(reason ? { reason } : {}),
+  };
+}
+
+/** Why an offline device is offline, when its driver says (Runtime.offlineReason). */
+export type ReasonOf = (device: DeviceRecord) => string | undefined;
+
+/** Every device of the user, grouped as the page shows them (by kind, then name). */
+export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): Record<string, unknown>[] {
+  return store.devices.all().filter((d) => d.userId === userId)
+    .sort((a, b) => a.kind.localeCompare(b.kind) || (a.name ?? '').localeCompare(b.name ?? ''))
+    .map((d) => pageDevice(store, d, reasonOf));
+}
+
+/**
+ * A text/event-stream of the user's household: `flows` at once and after each change (at most once a
+ * second), `device` with a device's new detail, `command` with a command's new state.
+ */
+export function householdStream(
+  store: Store, source: HouseholdSource, userId: string, signal: AbortSignal, reasonOf?: ReasonOf, onClose: () => void = () => {},
+): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  let closed = false;
+  let stopListening = () => {};
+  const cleanup = () => {
+    if (closed) return;
+    closed = true;
+    stopListening();
+    onClose();
+  };
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (event: string, data: unknown) => {
+        try {
+          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
+        } catch {
+          cleanup(); // the stream is closed
+        }
+      };
+      let flowsTimer: NodeJS.Timeout | undefined;
+      const sendFlows = () => {
+        flowsTimer = undefined;
+        send('flows', source.flowsOf(userId));
+      };
+      const off = source.events.on((event: HubEvent) => {
+        if (event.type === 'command') {
+          const device = store.devices.get(event.command.deviceId);
+          if (device?.userId === userId) send('command', { deviceId: device.id, command: command(event.command) });
+          return;
+        }
+        if (event.type === 'price.update' || event.device.userId !== userId) return;
+        send('device', event.type === 'delete' ? { id: event.device.id, deleted: true } : pageDevice(store, event.device, reasonOf));
+        flowsTimer ??= setTimeout(sendFlows, FLOWS_EVERY_MS);
+      });
+      const keepalive = setInterval(() => {
+        try {
+          controller.enqueue(encoder.encode(': keepalive\n\n'));
+        } catch {
+          cleanup();
+        }
+      }, KEEPALIVE_MS);
+      stopListening = () => {
+        off();
+        clearInterval(keepalive);
+        if (flowsTimer) clearTimeout(flowsTimer);
+      };
+      signal.addEventListener('abort', () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch { /* already closed */ }
+      }, { once: true });
+      sendFlows();
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+}

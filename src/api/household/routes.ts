@@ -1,0 +1,74 @@
+// The household page (issue 25) at /home: the page and its script without a key (they hold no data of
+// the household), then /home/devices and /home/live, which want the key in X-API-KEY as the API does.
+import { Hono } from 'hono';
+import type { ApiDeps } from '../deps.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import { apiKeyCheck, requestHeader } from '../auth.ts';
+import { ApiError } from '../errors.ts';
+import { pickLanguage, type Lang } from '../pairing/messages.ts';
+import { householdFlows } from '../../runtime/household-flows.ts';
+import { renderHomePage } from './page.ts';
+import { HOME_SCRIPT } from './script.ts';
+import { HOME_CSS_SOURCE } from './styles.ts';
+import { householdStream, pageDevices } from './live.ts';
+
+const LANGS: readonly Lang[] = ['en', 'de', 'fr'];
+/** Open live streams at most: each is a listener on the hub's events, and a gateway serves a household, not a crowd. */
+export const MAX_LIVE_STREAMS = 20;
+
+/** The page's headers: its own stylesheet (by hash) and script, requests to the hub only, nothing framed or cached. */
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
+  'Cache-Control': 'no-store',
+  'Referrer-Policy': 'no-referrer',
+  'Content-Security-Policy': [
+    "default-src 'none'", "script-src 'self'", `style-src ${HOME_CSS_SOURCE}`, "connect-src 'self'", "img-src 'self'",
+    "form-action 'none'", "frame-ancestors 'none'", "base-uri 'none'",
+  ].join('; '),
+};
+
+export function householdPageRoutes(deps: ApiDeps): Hono {
+  const checkKey = apiKeyCheck(deps);
+  const reasonOf = (device: DeviceRecord) => deps.runtime.offlineReason?.(device);
+  const app = new Hono();
+  // The page's bytes are the same for every request of a language and theme: made once.
+  const pages = new Map<string, string>();
+  let openStreams = 0;
+
+  app.get('/home', (c) => {
+    const asked = c.req.query('lang');
+    const lang = asked && (LANGS as string[]).includes(asked) ? (asked as Lang) : pickLanguage(null, requestHeader(c, 'accept-language'));
+    const themeAsked = c.req.query('theme');
+    const theme = themeAsked === 'dark' || themeAsked === 'light' ? themeAsked : undefined;
+    const cacheKey = `${lang}/${theme ?? ''}`;
+    let page = pages.get(cacheKey);
+    if (page === undefined) pages.set(cacheKey, (page = renderHomePage(lang, theme)));
+    return c.body(page, 200, PAGE_HEADERS);
+  });
+
+  app.get('/home/app.js', (c) => c.body(HOME_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
+
+  /** The users the hub knows devices of, the chosen one (the first unless asked), its devices and flows now. */
+  app.get('/home/devices', (c) => {
+    checkKey(c);
+    const users = [...new Set(deps.store.devices.all().map((d) => d.userId))].sort();
+    const asked = c.req.query('user');
+    const userId = asked !== undefined && users.includes(asked) ? asked : users[0];
+    if (userId === undefined) return c.json({ users, userId: null, devices: [], flows: {} }, 200, { 'Cache-Control': 'no-store' });
+    const flows = deps.household?.flowsOf(userId) ?? householdFlows(deps.store.devices.all().filter((d) => d.userId === userId));
+    return c.json({ users, userId, devices: pageDevices(deps.store, userId, reasonOf), flows }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  app.get('/home/live', (c) => {
+    checkKey(c);
+    const userId = c.req.query('user');
+    if (!userId) throw new ApiError('BAD_REQUEST', 'user is required');
+    if (!deps.household) throw new ApiError('NOT_FOUND', 'This hub has no live household stream');
+    if (openStreams >= MAX_LIVE_STREAMS) throw new ApiError('TOO_MANY_REQUESTS', `At most ${MAX_LIVE_STREAMS} live streams are open at once`, undefined, { 'Retry-After': '10' });
+    openStreams++;
+    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal, reasonOf, () => openStreams--), {
+      headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
+    });
+  });
+  return app;
+}

@@ -1,0 +1,104 @@
+// The household's 5-minute curves (issue 25): every few seconds each user's flows are sampled from
+// the devices' live values (kept here from the hub's events, not read from the store), averaged over
+// the 5 minutes, and the point handed to the store, which keeps 48 hours in memory and writes them in
+// batches with the telemetry (src/store/household-series.ts).
+import type { Logger } from 'pino';
+import type { DeviceRecord } from '../domain/device.ts';
+import type { Clock } from '../domain/time.ts';
+import type { Store } from '../store/store.ts';
+import { POINT_MS, type HouseholdPoint } from '../store/household-series.ts';
+import type { HubEvents } from './events/hub-events.ts';
+import { householdFlows, type HouseholdFlows } from './household-flows.ts';
+
+/** How often the flows are sampled: 30 samples a point, cheap for a few dozen devices. */
+export const SAMPLE_MS = 10_000;
+
+const MEANS = ['pvKw', 'homeKw', 'gridKw', 'batteryKw'] as const;
+
+interface Bucket {
+  startMs: number;
+  sums: Record<(typeof MEANS)[number], number>;
+  counts: Record<(typeof MEANS)[number], number>;
+  batterySoc: number | null;
+  price: number | null;
+}
+
+export class HouseholdSeries {
+  private readonly devices = new Map<string, DeviceRecord>();
+  private readonly buckets = new Map<string, Bucket>();
+  private off: (() => void) | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: { store: Store; events: HubEvents; clock: Clock; log: Logger }) {}
+
+  start(): void {
+    for (const device of this.deps.store.devices.all()) this.devices.set(device.id, device);
+    this.off = this.deps.events.on((event) => {
+      if (event.type === 'command' || event.type === 'price.update') return;
+      if (event.type === 'delete') this.devices.delete(event.device.id);
+      else this.devices.set(event.device.id, event.device);
+    });
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+  }
+
+  /** Stops sampling and hands over the points of the 5 minutes under way (with a last sample), so a restart keeps them. */
+  stop(): void {
+    if (this.timer) this.sample();
+    this.off?.();
+    this.off = undefined;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    for (const userId of [...this.buckets.keys()]) this.close(userId);
+  }
+
+  /** A user's flows now, from the devices' latest values. */
+  flowsOf(userId: string): HouseholdFlows {
+    return householdFlows([...this.devices.values()].filter((d) => d.userId === userId));
+  }
+
+  /** Takes one sample of every household; a sample in new 5 minutes closes the point before. */
+  sample(): void {
+    const nowMs = this.deps.clock.now();
+    const startMs = Math.floor(nowMs / POINT_MS) * POINT_MS;
+    const users = new Set([...this.devices.values()].map((d) => d.userId));
+    for (const userId of users) {
+      let bucket = this.buckets.get(userId);
+      if (bucket && bucket.startMs !== startMs) {
+        this.close(userId);
+        bucket = undefined;
+      }
+      if (!bucket) {
+        bucket = { startMs, sums: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, counts: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, batterySoc: null, price: null };
+        this.buckets.set(userId, bucket);
+      }
+      const flows = this.flowsOf(userId);
+      for (const key of MEANS) {
+        const value = flows[key];
+        if (value === undefined) continue;
+        bucket.sums[key] += value;
+        bucket.counts[key]++;
+      }
+      if (flows.batterySoc !== undefined) bucket.batterySoc = flows.batterySoc;
+      if (flows.price !== undefined) bucket.price = flows.price;
+    }
+  }
+
+  private close(userId: string): void {
+    const bucket = this.buckets.get(userId);
+    this.buckets.delete(userId);
+    if (!bucket) return;
+    const mean = (key: (typeof MEANS)[number]) => (bucket.counts[key] === 0 ? null : Math.round((bucket.sums[key] / bucket.counts[key]) * 1000) / 1000);
+    const point: HouseholdPoint = {
+      startMs: bucket.startMs, pvKw: mean('pvKw'), homeKw: mean('homeKw'), gridKw: mean('gridKw'), batteryKw: mean('batteryKw'),
+      batterySoc: bucket.batterySoc, price: bucket.price,
+    };
+    if (Object.values(point).every((v, i) => i === 0 || v === null)) return; // nothing known: no point
+    try {
+      this.deps.store.householdSeries.add(userId, point);
+    } catch (err) {
+      // A card that refuses keeps the point in memory for the next batch (the store reported it).
+      if (!this.deps.store.storage.report(err)) this.deps.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a household point could not be written');
+    }
+  }
+}
