@@ -1,0 +1,7 @@
+// The maker clouds the hub reads vehicles from.
+import type { CloudDefinition } from '../../src/runtime/cloud/definition.ts';
+import bmwCardata from './bmw-cardata.ts';
+
+export function builtInCloudDrivers(): CloudDefinition[] {
+  return [bmwCardata];
+}

@@ -1,0 +1,111 @@
+// The vehicles the hub reads from their makers' clouds (drivers/cloud/): one session per car, kept
+// in step with the stored devices like the other families' sessions. The makers' cloud APIs open to
+// private owners are read-only, so this family carries out no command: a car's charging commands go
+// through the charger it is bound to (the command worker), and this executor handles none.
+import type { Logger } from 'pino';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { Clock } from '../../domain/time.ts';
+import type { Store } from '../../store/store.ts';
+import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
+import { sessionTable, syncSessions } from '../driven-sync.ts';
+import type { HubEvents } from '../events/hub-events.ts';
+import { StateWriter } from '../state-writer.ts';
+import { BMW_CARDATA_ENDPOINTS, type CardataEndpoints } from './cardata-oauth.ts';
+import { CardataStream, DEFAULT_CARDATA_STREAM_SETTINGS, type CardataStreamSettings, type StreamStatus } from './cardata-stream.ts';
+import type { CloudDefinition } from './definition.ts';
+
+export interface CloudEndpoints {
+  bmwCardata: CardataEndpoints;
+}
+
+export const DEFAULT_CLOUD_ENDPOINTS: CloudEndpoints = { bmwCardata: BMW_CARDATA_ENDPOINTS };
+
+export interface CloudRuntimeDeps {
+  store: Store;
+  definitions: readonly CloudDefinition[];
+  endpoints?: Partial<CloudEndpoints>;
+  events?: HubEvents;
+  clock: Clock;
+  log: Logger;
+  settings?: { resyncMs?: number; flushMs?: number; stream?: Partial<CardataStreamSettings> };
+}
+
+export class CloudRuntime implements CommandExecutor {
+  readonly name = 'cloud';
+  readonly writer: StateWriter;
+  private readonly sessions = new Map<string, CardataStream>();
+  private readonly definitions: Map<string, CloudDefinition>;
+  private readonly endpoints: CloudEndpoints;
+  private readonly log: Logger;
+  private timers: NodeJS.Timeout[] = [];
+  /** Every status change of every car's stream (tests). */
+  onStatus: ((deviceId: string, status: StreamStatus) => void) | undefined;
+
+  constructor(private readonly deps: CloudRuntimeDeps) {
+    this.definitions = new Map(deps.definitions.map((d) => [d.type, d]));
+    this.endpoints = { ...DEFAULT_CLOUD_ENDPOINTS, ...deps.endpoints };
+    this.log = deps.log.child({ part: 'cloud' });
+    this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
+  }
+
+  handles(device: DeviceRecord): boolean {
+    return device.driver !== null && this.definitions.has(device.driver.type);
+  }
+
+  start(): void {
+    this.sync();
+    this.timers.push(setInterval(() => this.sync(), this.deps.settings?.resyncMs ?? 15_000));
+    this.timers.push(setInterval(() => this.writer.flush(), this.deps.settings?.flushMs ?? 1000));
+  }
+
+  async stop(): Promise<void> {
+    for (const timer of this.timers) clearInterval(timer);
+    this.timers = [];
+    await Promise.allSettled([...this.sessions.values()].map((s) => s.stop()));
+    this.sessions.clear();
+    this.writer.flush();
+  }
+
+  /** Opens sessions for new cars, closes those of deleted ones, reopens one whose binding changed. */
+  sync(): void {
+    syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, this));
+  }
+
+  status(id: string): StreamStatus | undefined {
+    return this.sessions.get(id)?.status;
+  }
+
+  open(device: DeviceRecord): void {
+    const definition = this.definitions.get(device.driver!.type)!;
+    this.writer.track(device);
+    const stream = new CardataStream({
+      device, definition, endpoints: this.endpoints.bmwCardata, clock: this.deps.clock,
+      settings: { ...DEFAULT_CARDATA_STREAM_SETTINGS, ...this.deps.settings?.stream },
+      log: this.log.child({ deviceId: device.id }),
+      saveBinding: (binding) => this.deps.store.devices.updateDriver(device.id, binding),
+      report: (values, mapped) => this.writer.reportValues(device.id, values, mapped, this.deps.clock.now()),
+      reportOnline: (isOnline) => this.writer.reportOnline(device.id, isOnline),
+      onStatus: (status) => this.onStatus?.(device.id, status),
+    });
+    this.sessions.set(device.id, stream);
+    stream.start();
+  }
+
+  remove(id: string): void {
+    void this.sessions.get(id)?.stop();
+    this.sessions.delete(id);
+    this.writer.forget(id);
+  }
+
+  supportedCommands(): readonly never[] {
+    return [];
+  }
+
+  isReachable(device: DeviceRecord): boolean {
+    return this.sessions.get(device.id)?.status.state === 'streaming';
+  }
+
+  execute(device: DeviceRecord): Promise<void> {
+    return Promise.reject(new CommandFailure(`${device.vendor}'s cloud API is read-only: no command can be sent to the car through it`));
+  }
+}
