@@ -88,6 +88,11 @@ export const ConfigSchema = z.strictObject({
       streamUrl: z.string().regex(/^mqtts:\/\/[^/]+/, 'must be an mqtts:// URL').default('mqtts://customer.streaming-cardata.bmwgroup.com:9000'),
       caFile: z.string().optional(),
     }).prefault({}),
+    volvo: z.strictObject({
+      authUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://volvoid.eu.volvocars.com'),
+      apiUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://api.volvocars.com'),
+      caFile: z.string().optional(),
+    }).prefault({}),
   }).prefault({}),
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),

@@ -108,15 +108,15 @@ const ocppFamily: DriverFamily = {
   },
 };
 
-/** Cars read from their makers' clouds (BMW CarData). Not offered as connectable vendors until the
+/** Cars read from their makers' clouds (BMW CarData, the Volvo Cars API). Not offered as connectable vendors until the
  * connect flow walks an owner through the maker's login. */
 const cloudFamily: DriverFamily = {
   name: 'cloud',
   build({ config, store, log, clock, events }) {
-    const { caFile, ...bmwCardata } = config.cloud.bmwCardata;
+    const withCa = <T extends { caFile?: string | undefined }>({ caFile, ...rest }: T) => ({ ...rest, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) });
     const runtime = new CloudRuntime({
       store, definitions: builtInCloudDrivers(), events, clock, log,
-      endpoints: { bmwCardata: { ...bmwCardata, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) } },
+      endpoints: { bmwCardata: withCa(config.cloud.bmwCardata), volvo: withCa(config.cloud.volvo) },
     });
     return { name: 'cloud', runtime, executor: runtime };
   },

@@ -23,6 +23,7 @@ const HV_STATUS = {
 
 export default defineCloudDriver({
   type: 'bmw-cardata',
+  protocol: 'bmw-cardata',
   title: 'BMW or MINI through BMW CarData (read-only, EU cars)',
   vendors: ['BMW', 'MINI'],
   keys: [

@@ -26,13 +26,15 @@ export function toImportRecord(device: DeviceRecord, image?: Buffer, ocppPasswor
   return record;
 }
 
+/** A car's login to its maker's cloud: BMW CarData's and Volvo's refresh tokens, Volvo's application secrets. */
+const CLOUD_SECRETS = ['refreshToken', 'clientSecret', 'vccApiKey'];
+
 /**
- * A car's login to its maker's cloud (BMW CarData's rotating refresh token) is not exported: it is
- * good once, a copy would fight the hub for it, and an export is a file that travels. A car imported
- * without it asks its owner to connect it again.
+ * A car's login to its maker's cloud is not exported: a refresh token is good once (a copy would
+ * fight the hub for it), and an export is a file that travels. A car imported without it is shown
+ * offline with a new login due.
  */
 function withoutCloudLogin(driver: DriverBinding): DriverBinding {
-  if (!('refreshToken' in driver)) return driver;
-  const { refreshToken: _login, ...rest } = driver;
-  return rest as DriverBinding;
+  if (!CLOUD_SECRETS.some((key) => key in driver)) return driver;
+  return Object.fromEntries(Object.entries(driver).filter(([key]) => !CLOUD_SECRETS.includes(key))) as DriverBinding;
 }

@@ -11,7 +11,8 @@
 // - grant_type=refresh_token gives a new set of all three.
 // The endpoints are configurable: tests run against src/sim/cloud/cardata-auth-sim.ts.
 import { createHash, randomBytes } from 'node:crypto';
-import { httpRequest, type HttpAnswer, type HttpTarget } from '../../transport/http-device.ts';
+import { httpRequest, type HttpAnswer } from '../../transport/http-device.ts';
+import { parseJson, targetOf } from './cloud-http.ts';
 
 export const CARDATA_SCOPE = 'authenticate_user openid cardata:api:read cardata:streaming:read';
 
@@ -132,19 +133,4 @@ async function postForm(endpoints: CardataEndpoints, base: string, path: string,
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     body: new URLSearchParams(form).toString(),
   });
-}
-
-/** An https URL of a maker's cloud as a transport target, verified against the public CAs (or the test's). */
-export function targetOf(base: string, endpoints: { ca?: string }): HttpTarget {
-  const url = new URL(base);
-  return { scheme: 'https', host: url.hostname, port: Number(url.port || 443), verified: endpoints.ca ? { ca: endpoints.ca } : {} };
-}
-
-function parseJson(answer: HttpAnswer): Record<string, unknown> {
-  try {
-    const body = JSON.parse(answer.body) as unknown;
-    return body && typeof body === 'object' ? (body as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
 }

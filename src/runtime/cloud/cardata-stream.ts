@@ -19,6 +19,7 @@ import type { Clock } from '../../domain/time.ts';
 import { backoffDelay, connectMqtt } from '../../transport/mqtt-connection.ts';
 import { CardataLoginRefused, refreshTokens, type CardataEndpoints, type CardataTokens } from './cardata-oauth.ts';
 import { mappedFields, vehicleFields, type CloudDefinition } from './definition.ts';
+import type { CloudSession, CloudStatus } from './cloud-session.ts';
 
 export interface CardataStreamSettings {
   /** How long before the id token runs out the tokens are renewed. */
@@ -37,13 +38,7 @@ export const DEFAULT_CARDATA_STREAM_SETTINGS: CardataStreamSettings = {
   backoff: { initialMs: 1000, maxMs: 60_000 },
 };
 
-export type StreamStatus =
-  | { state: 'connecting' }
-  | { state: 'streaming' }
-  | { state: 'retrying'; reason: string }
-  | { state: 'takenOver'; reason: string }
-  | { state: 'loginDue'; reason: string }
-  | { state: 'stopped' };
+export type StreamStatus = CloudStatus;
 
 export interface CardataStreamDeps {
   device: DeviceRecord;
@@ -64,7 +59,7 @@ export interface CardataStreamDeps {
 /** MQTT 5's DISCONNECT reason "Session taken over": another client connected with the GCID. */
 const SESSION_TAKEN_OVER = 0x8e;
 
-export class CardataStream {
+export class CardataStream implements CloudSession {
   status: StreamStatus = { state: 'connecting' };
   private client: MqttClient | undefined;
   private tokens: CardataTokens | undefined;

@@ -1,9 +1,10 @@
-// The vehicles the hub reads from their makers' clouds (drivers/cloud/): one session per car, kept
+// The vehicles the hub reads from their makers' clouds (drivers/cloud/): one session per car (BMW's
+// stream, cardata-stream.ts; Volvo's polling, volvo-poller.ts), kept
 // in step with the stored devices like the other families' sessions. The makers' cloud APIs open to
 // private owners are read-only, so this family carries out no command: a car's charging commands go
 // through the charger it is bound to (the command worker), and this executor handles none.
 import type { Logger } from 'pino';
-import type { DeviceRecord } from '../../domain/device.ts';
+import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { Store } from '../../store/store.ts';
 import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
@@ -11,14 +12,18 @@ import { sessionTable, syncSessions } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { StateWriter } from '../state-writer.ts';
 import { BMW_CARDATA_ENDPOINTS, type CardataEndpoints } from './cardata-oauth.ts';
-import { CardataStream, DEFAULT_CARDATA_STREAM_SETTINGS, type CardataStreamSettings, type StreamStatus } from './cardata-stream.ts';
+import { CardataStream, DEFAULT_CARDATA_STREAM_SETTINGS, type CardataStreamSettings } from './cardata-stream.ts';
+import type { CloudSession, CloudStatus } from './cloud-session.ts';
+import { VOLVO_ENDPOINTS, type VolvoEndpoints } from './volvo-api.ts';
+import { DEFAULT_VOLVO_POLL_SETTINGS, VolvoPoller, type VolvoPollSettings } from './volvo-poller.ts';
 import type { CloudDefinition } from './definition.ts';
 
 export interface CloudEndpoints {
   bmwCardata: CardataEndpoints;
+  volvo: VolvoEndpoints;
 }
 
-export const DEFAULT_CLOUD_ENDPOINTS: CloudEndpoints = { bmwCardata: BMW_CARDATA_ENDPOINTS };
+export const DEFAULT_CLOUD_ENDPOINTS: CloudEndpoints = { bmwCardata: BMW_CARDATA_ENDPOINTS, volvo: VOLVO_ENDPOINTS };
 
 export interface CloudRuntimeDeps {
   store: Store;
@@ -27,19 +32,19 @@ export interface CloudRuntimeDeps {
   events?: HubEvents;
   clock: Clock;
   log: Logger;
-  settings?: { resyncMs?: number; flushMs?: number; stream?: Partial<CardataStreamSettings> };
+  settings?: { resyncMs?: number; flushMs?: number; stream?: Partial<CardataStreamSettings>; volvo?: Partial<VolvoPollSettings> };
 }
 
 export class CloudRuntime implements CommandExecutor {
   readonly name = 'cloud';
   readonly writer: StateWriter;
-  private readonly sessions = new Map<string, CardataStream>();
+  private readonly sessions = new Map<string, CloudSession>();
   private readonly definitions: Map<string, CloudDefinition>;
   private readonly endpoints: CloudEndpoints;
   private readonly log: Logger;
   private timers: NodeJS.Timeout[] = [];
   /** Every status change of every car's stream (tests). */
-  onStatus: ((deviceId: string, status: StreamStatus) => void) | undefined;
+  onStatus: ((deviceId: string, status: CloudStatus) => void) | undefined;
 
   constructor(private readonly deps: CloudRuntimeDeps) {
     this.definitions = new Map(deps.definitions.map((d) => [d.type, d]));
@@ -71,24 +76,25 @@ export class CloudRuntime implements CommandExecutor {
     syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, this));
   }
 
-  status(id: string): StreamStatus | undefined {
+  status(id: string): CloudStatus | undefined {
     return this.sessions.get(id)?.status;
   }
 
   open(device: DeviceRecord): void {
     const definition = this.definitions.get(device.driver!.type)!;
     this.writer.track(device);
-    const stream = new CardataStream({
-      device, definition, endpoints: this.endpoints.bmwCardata, clock: this.deps.clock,
-      settings: { ...DEFAULT_CARDATA_STREAM_SETTINGS, ...this.deps.settings?.stream },
-      log: this.log.child({ deviceId: device.id }),
-      saveBinding: (binding) => this.deps.store.devices.updateDriver(device.id, binding),
-      report: (values, mapped) => this.writer.reportValues(device.id, values, mapped, this.deps.clock.now()),
-      reportOnline: (isOnline) => this.writer.reportOnline(device.id, isOnline),
-      onStatus: (status) => this.onStatus?.(device.id, status),
-    });
-    this.sessions.set(device.id, stream);
-    stream.start();
+    const common = {
+      device, definition, clock: this.deps.clock, log: this.log.child({ deviceId: device.id }),
+      saveBinding: (binding: DriverBinding) => this.deps.store.devices.updateDriver(device.id, binding),
+      report: (values: Record<string, unknown>, mapped: readonly string[]) => this.writer.reportValues(device.id, values, mapped, this.deps.clock.now()),
+      reportOnline: (isOnline: boolean) => this.writer.reportOnline(device.id, isOnline),
+      onStatus: (status: CloudStatus) => this.onStatus?.(device.id, status),
+    };
+    const session: CloudSession = definition.protocol === 'volvo'
+      ? new VolvoPoller({ ...common, endpoints: this.endpoints.volvo, settings: { ...DEFAULT_VOLVO_POLL_SETTINGS, ...this.deps.settings?.volvo } })
+      : new CardataStream({ ...common, endpoints: this.endpoints.bmwCardata, settings: { ...DEFAULT_CARDATA_STREAM_SETTINGS, ...this.deps.settings?.stream } });
+    this.sessions.set(device.id, session);
+    session.start();
   }
 
   remove(id: string): void {

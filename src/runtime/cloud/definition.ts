@@ -14,6 +14,8 @@ export interface CloudValueRule {
   map?: Readonly<Record<string, string | boolean>>;
   /** Multiplies a number (W → kW). */
   scale?: number;
+  /** Per unit the maker names beside the value, the factor to the hub's unit (Volvo's range: km or mi). */
+  units?: Readonly<Record<string, number>>;
   digits?: number;
 }
 
@@ -26,6 +28,8 @@ export interface CloudKey {
 export interface CloudDefinition {
   /** The binding's type. */
   type: string;
+  /** How the maker is reached: BMW CarData's stream, or the Volvo Cars API's polling. */
+  protocol: 'bmw-cardata' | 'volvo';
   title: string;
   /** Vehicle vendor codes the definition drives (BMW and MINI share CarData). */
   vendors: readonly VehicleVendor[];
@@ -41,7 +45,7 @@ export function defineCloudDriver(definition: CloudDefinition): CloudDefinition 
 }
 
 /** One value by its rule; undefined when the car sent nothing usable. */
-export function readCloudValue(raw: unknown, rule: CloudValueRule): unknown {
+export function readCloudValue(raw: unknown, rule: CloudValueRule, unit?: string): unknown {
   if (raw === null || raw === undefined || raw === '') return undefined;
   if (rule.map) {
     const word = rule.map[String(raw)];
@@ -50,7 +54,14 @@ export function readCloudValue(raw: unknown, rule: CloudValueRule): unknown {
   if (rule.as === 'number') {
     const value = typeof raw === 'number' ? raw : typeof raw === 'string' ? Number(raw.trim()) : NaN;
     if (!Number.isFinite(value)) return undefined;
-    const scaled = value * (rule.scale ?? 1);
+    let factor = rule.scale ?? 1;
+    if (rule.units) {
+      // A unit the rule does not know is not guessed at.
+      const perUnit = unit === undefined ? undefined : rule.units[unit];
+      if (perUnit === undefined) return undefined;
+      factor *= perUnit;
+    }
+    const scaled = value * factor;
     return rule.digits === undefined ? scaled : Number(scaled.toFixed(rule.digits));
   }
   if (rule.as === 'boolean') {
@@ -66,11 +77,11 @@ export function readCloudValue(raw: unknown, rule: CloudValueRule): unknown {
  * The hub's fields from the values the car has sent so far (key → its latest value): per field the
  * first key in the definition's order that has a usable value.
  */
-export function vehicleFields(definition: CloudDefinition, latest: ReadonlyMap<string, unknown>): Record<string, unknown> {
+export function vehicleFields(definition: CloudDefinition, latest: ReadonlyMap<string, unknown>, units?: ReadonlyMap<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const { key, rule } of definition.keys) {
     if (out[rule.field] !== undefined) continue;
-    const value = readCloudValue(latest.get(key), rule);
+    const value = readCloudValue(latest.get(key), rule, units?.get(key));
     if (value !== undefined) out[rule.field] = value;
   }
   return out;
