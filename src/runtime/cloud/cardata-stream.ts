@@ -19,6 +19,7 @@ import type { Clock } from '../../domain/time.ts';
 import { backoffDelay, connectMqtt } from '../../transport/mqtt-connection.ts';
 import { CardataLoginRefused, refreshTokens, type CardataEndpoints, type CardataTokens } from './cardata-oauth.ts';
 import { mappedFields, vehicleFields, type CloudDefinition } from './definition.ts';
+import { ensureContainer, telematicSnapshot } from './cardata-rest.ts';
 import type { CloudSession, CloudStatus } from './cloud-session.ts';
 
 export interface CardataStreamSettings {
@@ -65,6 +66,8 @@ export class CardataStream implements CloudSession {
   private tokens: CardataTokens | undefined;
   private timer: NodeJS.Timeout | undefined;
   private attempts = 0;
+  /** The REST snapshot is tried once per session, never again (50 REST calls a day). */
+  private snapshotTried = false;
   /** Connections in a row lost within takenOverWithinMs of being made. */
   private shortLived = 0;
   private stopped = false;
@@ -129,6 +132,10 @@ export class CardataStream implements CloudSession {
         else this.retry('the stream connection was lost');
       });
       await client.subscribeAsync(`${tokens.gcid}/${vin}`, { qos: 1 });
+      if (!this.snapshotTried) {
+        this.snapshotTried = true;
+        void this.snapshot(tokens.accessToken, vin);
+      }
       this.attempts = 0;
       this.setStatus({ state: 'streaming' });
       this.deps.log.info({ vin }, 'BMW CarData stream connected');
@@ -161,6 +168,25 @@ export class CardataStream implements CloudSession {
     this.deps.device = { ...this.deps.device, driver: next };
     this.tokens = tokens;
     return tokens;
+  }
+
+  /** The car's values from the REST API, where the stream has not brought a newer one yet. */
+  private async snapshot(accessToken: string, vin: string): Promise<void> {
+    try {
+      let containerId = this.binding()['containerId'];
+      if (typeof containerId !== 'string') {
+        containerId = await ensureContainer(this.deps.endpoints, accessToken, this.deps.definition.keys.map((k) => k.key));
+        const next = { ...this.binding(), containerId };
+        this.deps.saveBinding(next);
+        this.deps.device = { ...this.deps.device, driver: next };
+      }
+      const values = await telematicSnapshot(this.deps.endpoints, accessToken, vin, containerId as string);
+      if (this.stopped) return;
+      for (const [key, value] of values) if (!this.latest.has(key)) this.latest.set(key, value);
+      if (values.size > 0) this.deps.report(vehicleFields(this.deps.definition, this.latest), this.mapped);
+    } catch (err) {
+      this.deps.log.warn({ reason: (err as Error).message }, 'no BMW CarData snapshot; the car\'s values come with its next stream message');
+    }
   }
 
   private onMessage(payload: Buffer): void {

@@ -1,4 +1,4 @@
-// BMW's login service for BMW CarData as the hub meets it, over HTTPS: the device authorization
+// BMW's login service and CarData REST API as the hub meets them, over HTTPS (one server for both): the device authorization
 // grant with PKCE and the refresh of its tokens, laid out from BMW's CarData guide as mirrored in
 // kvanbiesen/bmw-cardata-ha @21802199 (const.py, cardata_api_documentation.md) and evcc-io/evcc
 // @b29b49e vehicle/bmw/cardata/oauth2.go. Tokens rotate as BMW's do: every refresh returns a new
@@ -25,6 +25,13 @@ export class CardataAuthSim extends HttpDeviceSim {
   /** The owner revoked the client id (unsubscribed it from the services): every refresh is refused. */
   revoked = false;
   private issued = 0;
+  private readonly accessTokens = new Set<string>();
+  /** The account's containers (BMW allows 10) and the car's values the REST API answers with. */
+  readonly containers: { containerId: string; name: string; state: string; technicalDescriptors: string[] }[] = [];
+  telematicData: Record<string, string | null> = {};
+  /** REST calls made (BMW allows 50 a day); over `restLimit`, CU-429. */
+  restCalls = 0;
+  restLimit = 50;
   private readonly challenges = new Map<string, string>();
 
   constructor(private readonly options: CardataAuthSimOptions) {
@@ -33,6 +40,7 @@ export class CardataAuthSim extends HttpDeviceSim {
   }
 
   protected answer(request: SimRequest): SimAnswer | undefined {
+    if (request.path.startsWith('/customers/')) return this.rest(request);
     if (request.method !== 'POST') return undefined;
     const form = new URLSearchParams(request.body);
     if (form.get('client_id') !== this.options.clientId) return oauthError(401, 'invalid_client', 'unknown client id');
@@ -63,11 +71,36 @@ export class CardataAuthSim extends HttpDeviceSim {
     return oauthError(400, 'unsupported_grant_type', '');
   }
 
+  private rest(request: SimRequest): SimAnswer | undefined {
+    if (!this.accessTokens.has(String(request.headers['authorization']).replace(/^Bearer /, '')) || request.headers['x-version'] !== 'v1') {
+      return { status: 401, body: JSON.stringify({ exveErrorId: 'CU-101', exveErrorMsg: 'invalid token' }) };
+    }
+    if (++this.restCalls > this.restLimit) return { status: 429, body: JSON.stringify({ exveErrorId: 'CU-429', exveErrorMsg: 'API rate limit reached' }) };
+    if (request.path === '/customers/containers' && request.method === 'GET') return json({ containers: this.containers });
+    if (request.path === '/customers/containers' && request.method === 'POST') {
+      const body = JSON.parse(request.body) as { name: string; technicalDescriptors: string[] };
+      const container = { containerId: `container-${this.containers.length + 1}`, name: body.name, state: 'ACTIVE', technicalDescriptors: body.technicalDescriptors };
+      this.containers.push(container);
+      return json({ containerId: container.containerId, name: container.name }, 201);
+    }
+    const telematic = /^\/customers\/vehicles\/([^/]+)\/telematicData$/.exec(request.path);
+    if (telematic && request.method === 'GET') {
+      const container = this.containers.find((c) => c.containerId === request.query.get('containerId'));
+      if (!container) return { status: 404, body: JSON.stringify({ exveErrorId: 'CU-404', exveErrorMsg: 'container not found' }) };
+      const stamp = new Date().toISOString();
+      return json({ telematicData: Object.fromEntries(container.technicalDescriptors.filter((k) => k in this.telematicData)
+        .map((key) => [key, { timestamp: stamp, unit: null, value: this.telematicData[key] }])) });
+    }
+    return undefined;
+  }
+
   private tokens(): SimAnswer {
     this.validRefreshToken = `refresh-${randomBytes(8).toString('hex')}`;
     const idToken = this.options.idTokens[Math.min(this.issued++, this.options.idTokens.length - 1)]!;
+    const access = `access-${randomBytes(8).toString('hex')}`;
+    this.accessTokens.add(access);
     return json({
-      access_token: `access-${randomBytes(8).toString('hex')}`, id_token: idToken, refresh_token: this.validRefreshToken,
+      access_token: access, id_token: idToken, refresh_token: this.validRefreshToken,
       gcid: this.options.gcid, token_type: 'Bearer', expires_in: this.options.expiresInSeconds ?? 3600,
       scope: 'authenticate_user openid cardata:api:read cardata:streaming:read',
     });

@@ -34,6 +34,7 @@ interface Setup {
   runtime: CloudRuntime;
   statuses: EventEmitter;
   ca: string;
+  endpoints: { bmwCardata: { authUrl: string; apiUrl: string; streamUrl: string; ca: string } };
 }
 
 async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSeconds?: number; renewBeforeMs?: number } = {}): Promise<Setup> {
@@ -51,9 +52,9 @@ async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSe
     driver: { type: 'bmw-cardata', clientId: CLIENT_ID, vin: VIN, gcid: GCID, refreshToken: sim.validRefreshToken },
   }], Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
+  const endpoints = { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${broker.port}`, ca } };
   const runtime = new CloudRuntime({
-    store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(),
-    endpoints: { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${broker.port}`, ca } },
+    store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(), endpoints,
     settings: { flushMs: 20, stream: { renewBeforeMs: options.renewBeforeMs ?? 60_000, backoff: { initialMs: 50, maxMs: 200 } } },
   });
   const statuses = new EventEmitter();
@@ -62,7 +63,7 @@ async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSe
     await runtime.stop();
     store.close();
   });
-  return { sim, broker, store, runtime, statuses, ca };
+  return { sim, broker, store, runtime, statuses, ca, endpoints };
 }
 
 const state = (want: StreamStatus['state']) => (status: StreamStatus) => status.state === want;
@@ -180,4 +181,44 @@ test('a stream taken over by another client of the same account is left to it, a
   assert.match(await got, /"value":"50"/);
   assert.equal(other.connected, true);
   assert.equal(runtime.status(CAR)!.state, 'takenOver');
+});
+
+test('one REST snapshot at start fills the car before its first stream message; the container is made once and its id kept', async (t) => {
+  if (skippedWithout(t, 'mosquitto')) return;
+  const { sim, store, runtime, statuses, endpoints } = await setup(t);
+  sim.telematicData = { 'vehicle.drivetrain.batteryManagement.header': '62', 'vehicle.vehicle.travelledDistance': '18000', 'vehicle.body.chargingPort.status': null };
+  runtime.start();
+  await until(statuses, 'status', state('streaming'));
+  const detail = await stateOf(store, runtime, (d) => d['odometer'] !== undefined);
+  assert.equal((detail['chargeState'] as Record<string, unknown>)['stateOfCharge'], 62);
+  assert.equal((detail['chargeState'] as Record<string, unknown>)['isPlugged'], undefined);
+  assert.equal(sim.restCalls, 3); // the container list, the new container, the snapshot
+  assert.equal(sim.containers.length, 1);
+  assert.ok(sim.containers[0]!.technicalDescriptors.includes('vehicle.drivetrain.electricEngine.charging.status'));
+  assert.equal(store.devices.get(CAR)!.driver!['containerId'], 'container-1');
+  // The next start (the hub restarted) costs one REST call: the container's id is in the binding.
+  await runtime.stop();
+  const again = new CloudRuntime({ store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(), endpoints });
+  t.after(() => again.stop());
+  const restCalls = sim.restCalls;
+  const requests = sim.requests.length;
+  again.start();
+  // The token refresh, then straight to the snapshot with the stored container.
+  await sim.requestsReach(requests + 2);
+  assert.equal(sim.requests[requests + 1]!.path, `/customers/vehicles/${VIN}/telematicData`);
+  assert.equal(sim.requests[requests + 1]!.query.get('containerId'), 'container-1');
+  assert.equal(sim.restCalls, restCalls + 1);
+  assert.equal(sim.containers.length, 1);
+});
+
+test('a snapshot refused for the day (CU-429) is not tried again; the stream carries on', async (t) => {
+  if (skippedWithout(t, 'mosquitto')) return;
+  const { sim, broker, store, runtime, statuses, ca } = await setup(t);
+  sim.restLimit = 0;
+  runtime.start();
+  await until(statuses, 'status', state('streaming'));
+  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, { 'vehicle.drivetrain.batteryManagement.header': '47' }));
+  await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown> | undefined)?.['stateOfCharge'] === 47);
+  assert.equal(sim.restCalls, 1);
+  assert.equal(runtime.status(CAR)!.state, 'streaming');
 });
