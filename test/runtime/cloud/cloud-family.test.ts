@@ -1,0 +1,47 @@
+// The cloud family in a whole hub: built from its entry in DRIVER_FAMILIES with the configuration's
+// endpoints (cloud.bmwCardata, its caFile), a BMW car imported with its login read through the
+// stream and shown by the API, and BMW not offered in available-vendors while no page connects it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import mqtt from 'mqtt';
+import { CardataAuthSim, cardataMessage } from '../../../src/sim/cloud/cardata-auth-sim.ts';
+import { startBroker } from '../../support/broker.ts';
+import { startMqttHub } from '../../support/mqtt-hub.ts';
+import { makeCertificates } from '../../support/tls.ts';
+import { skippedWithout } from '../../support/peers.ts';
+
+const GCID = 'gcid-family-1';
+const VIN = 'WBY11HH0000000002';
+const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a03';
+
+test('a BMW car in a whole hub: configured endpoints and CA, its stream read into GET /vehicles/{id}; BMW not an available vendor', async (t) => {
+  if (skippedWithout(t, 'mosquitto')) return;
+  const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cloud-')));
+  const sim = new CardataAuthSim({ clientId: 'client-1', gcid: GCID, idTokens: ['id-token-1'] });
+  await sim.start({ tls: { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) } });
+  t.after(() => sim.stop());
+  const bmwBroker = await startBroker({ tls: certs, users: { [GCID]: 'id-token-1', bystander: 'other' } });
+  t.after(() => bmwBroker.stop());
+  const hub = await startMqttHub(t, {
+    config: { cloud: { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${bmwBroker.port}`, caFile: certs.caFile } } },
+    records: [{
+      kind: 'vehicle', id: CAR, userId: 'household-1', isOnline: false, staticData: { vendor: 'BMW', name: 'iX1' },
+      driver: { type: 'bmw-cardata', clientId: 'client-1', vin: VIN, gcid: GCID, refreshToken: sim.validRefreshToken },
+    }],
+  });
+  const read = hub.event((e) => e.type === 'update' && e.device.id === CAR && e.device.state?.['stateOfCharge'] === 81);
+  // Retained, so that the hub hears it whenever its session subscribes.
+  const car = await mqtt.connectAsync(`mqtts://localhost:${bmwBroker.port}`, { username: 'bystander', password: 'other', ca: readFileSync(certs.caFile), protocolVersion: 5 });
+  t.after(() => car.endAsync(true));
+  await car.publishAsync(`${GCID}/${VIN}`, cardataMessage(GCID, VIN, { 'vehicle.drivetrain.batteryManagement.header': '81' }), { qos: 1, retain: true });
+  await read;
+  const body = (await (await hub.api(`/vehicles/${CAR}`)).json()) as Record<string, any>;
+  assert.equal(body.chargeState.stateOfCharge, 81);
+  assert.equal(body.staticData.vendor, 'BMW');
+  assert.doesNotMatch(JSON.stringify(body), /refresh-/);
+  const vendors = (await (await hub.api('/connections/available-vendors')).json()) as { vehicles: { id: string }[] };
+  assert.deepEqual(vendors.vehicles.map((v) => v.id).filter((id) => ['BMW', 'MINI', 'VOLVO', 'MERCEDES'].includes(id)), []);
+});
