@@ -162,6 +162,8 @@ export class CardataStream implements CloudSession {
     const now = this.deps.clock.now();
     if (this.tokens && this.tokens.expiresAtMs - this.deps.settings.renewBeforeMs > now) return this.tokens;
     const binding = this.binding();
+    // A car imported from an export comes without its login (src/domain/export.ts).
+    if (typeof binding['refreshToken'] !== 'string') throw new CardataLoginRefused('no login', 'the car has no BMW login on this hub');
     const tokens = await refreshTokens(this.deps.endpoints, String(binding['clientId']), String(binding['refreshToken']), String(binding['gcid']), now);
     const next = { ...binding, refreshToken: tokens.refreshToken, gcid: tokens.gcid };
     this.deps.saveBinding(next);

@@ -128,6 +128,8 @@ export class VolvoPoller implements CloudSession {
     const now = this.deps.clock.now();
     if (this.tokens && this.tokens.expiresAtMs - 60_000 > now) return this.tokens;
     const binding = this.binding();
+    // A car imported from an export comes without its login (src/domain/export.ts).
+    if (typeof binding['refreshToken'] !== 'string') throw new VolvoLoginRefused('the car has no Volvo login on this hub');
     const tokens = await refreshVolvoTokens(this.deps.endpoints, this.client(), String(binding['refreshToken']), now);
     const next = { ...binding, refreshToken: tokens.refreshToken };
     this.deps.saveBinding(next);

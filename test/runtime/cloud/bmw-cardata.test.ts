@@ -37,7 +37,7 @@ interface Setup {
   endpoints: { bmwCardata: { authUrl: string; apiUrl: string; streamUrl: string; ca: string } };
 }
 
-async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSeconds?: number; renewBeforeMs?: number } = {}): Promise<Setup> {
+async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSeconds?: number; renewBeforeMs?: number; withoutLogin?: boolean } = {}): Promise<Setup> {
   const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cardata-')));
   const ca = readFileSync(certs.caFile, 'utf8');
   const sim = new CardataAuthSim({ clientId: CLIENT_ID, gcid: GCID, idTokens: options.idTokens ?? ['id-token-1'], expiresInSeconds: options.expiresInSeconds });
@@ -49,7 +49,7 @@ async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSe
   const store = Store.open(':memory:');
   const prepared = prepareImport([{
     kind: 'vehicle', id: CAR, userId: 'u1', isOnline: false, staticData: { vendor: 'BMW', name: 'i4' },
-    driver: { type: 'bmw-cardata', clientId: CLIENT_ID, vin: VIN, gcid: GCID, refreshToken: sim.validRefreshToken },
+    driver: { type: 'bmw-cardata', clientId: CLIENT_ID, vin: VIN, gcid: GCID, ...(options.withoutLogin ? {} : { refreshToken: sim.validRefreshToken }) },
   }], Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
   const endpoints = { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${broker.port}`, ca } };
@@ -221,4 +221,13 @@ test('a snapshot refused for the day (CU-429) is not tried again; the stream car
   await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown> | undefined)?.['stateOfCharge'] === 47);
   assert.equal(sim.restCalls, 1);
   assert.equal(runtime.status(CAR)!.state, 'streaming');
+});
+
+test('a car imported without its login (an export leaves it out) asks for one and calls BMW not at all', async (t) => {
+  if (skippedWithout(t, 'mosquitto')) return;
+  const { sim, runtime, statuses } = await setup(t, { withoutLogin: true });
+  runtime.start();
+  const due = await until<StreamStatus>(statuses, 'status', state('loginDue'));
+  assert.match((due as { reason: string }).reason, /no BMW login on this hub/);
+  assert.equal(sim.requests.length, 0);
 });

@@ -24,7 +24,7 @@ const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a02';
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/volvo/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const CLIENT = { clientId: 'volvo-app', clientSecret: 'volvo-secret', vccApiKey: 'vcc-key-1' };
 
-async function setup(t: TestContext, energyState = fixture('xc40-energy-state.json'), expiresInSeconds?: number) {
+async function setup(t: TestContext, energyState = fixture('xc40-energy-state.json'), expiresInSeconds?: number, withLogin = true) {
   const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-volvo-')));
   const ca = readFileSync(certs.caFile, 'utf8');
   const sim = new VolvoApiSim({ ...CLIENT, vin: VIN, energyState, odometer: fixture('odometer.json'), expiresInSeconds });
@@ -33,7 +33,7 @@ async function setup(t: TestContext, energyState = fixture('xc40-energy-state.js
   const store = Store.open(':memory:');
   const prepared = prepareImport([{
     kind: 'vehicle', id: CAR, userId: 'u1', isOnline: false, staticData: { vendor: 'VOLVO', name: 'XC40' },
-    driver: { type: 'volvo', vin: VIN, ...CLIENT, refreshToken: sim.validRefreshToken },
+    driver: { type: 'volvo', vin: VIN, ...CLIENT, ...(withLogin ? { refreshToken: sim.validRefreshToken } : {}) },
   }], Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
   const url = `https://localhost:${sim.port}`;
@@ -120,4 +120,12 @@ test('Volvo: the authorization code login with PKCE gives the tokens', async (t)
   const tokens = await exchangeCode(endpoints, CLIENT, code, codeVerifier, 'https://hub.local/connect/volvo', Date.now());
   assert.equal(tokens.refreshToken, sim.validRefreshToken);
   await assert.rejects(exchangeCode(endpoints, CLIENT, code, codeVerifier, 'https://hub.local/connect/volvo', Date.now()), /Volvo refused the login/);
+});
+
+test('Volvo: a car imported without its login (an export leaves it out) asks for one and calls Volvo not at all', async (t) => {
+  const { sim, runtime, statuses } = await setup(t, undefined, undefined, false);
+  runtime.start();
+  const due = await until<CloudStatus>(statuses, 'status', state('loginDue'));
+  assert.match((due as { reason: string }).reason, /no Volvo login on this hub/);
+  assert.equal(sim.requests.length, 0);
 });
