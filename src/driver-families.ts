@@ -118,7 +118,11 @@ const cloudFamily: DriverFamily = {
       store, definitions: builtInCloudDrivers(), events, clock, log,
       endpoints: { bmwCardata: withCa(config.cloud.bmwCardata), volvo: withCa(config.cloud.volvo) },
     });
-    return { name: 'cloud', runtime, executor: runtime };
+    return {
+      name: 'cloud', runtime, executor: runtime,
+      // Nothing a restart cures: a car that needs its owner is a warning on /health, never a fault.
+      watch: (_metrics, health) => health.watch({ stalled: () => null, warnings: () => runtime.attention() }),
+    };
   },
 };
 

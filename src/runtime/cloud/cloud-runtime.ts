@@ -76,6 +76,16 @@ export class CloudRuntime implements CommandExecutor {
     syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, this));
   }
 
+  /** Cars their owner has to see to (a new login, a stream another client holds, a used-up quota), for /health. */
+  attention(): string[] {
+    const out: string[] = [];
+    for (const [id, session] of this.sessions) {
+      const status = session.status;
+      if (status.state === 'loginDue' || status.state === 'takenOver' || status.state === 'waitingForQuota') out.push(`vehicle ${id}: ${status.reason}`);
+    }
+    return out;
+  }
+
   status(id: string): CloudStatus | undefined {
     return this.sessions.get(id)?.status;
   }

@@ -17,10 +17,11 @@ const GCID = 'gcid-family-1';
 const VIN = 'WBY11HH0000000002';
 const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a03';
 
-test('a BMW car in a whole hub: configured endpoints and CA, its stream read into GET /vehicles/{id}; BMW not an available vendor', async (t) => {
+test('a BMW car in a whole hub: configured endpoints and CA, its stream read into GET /vehicles/{id}; BMW not an available vendor; a refused login named under /health warnings', async (t) => {
   if (skippedWithout(t, 'mosquitto')) return;
   const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cloud-')));
-  const sim = new CardataAuthSim({ clientId: 'client-1', gcid: GCID, idTokens: ['id-token-1'] });
+  // Tokens of 601 s, renewed 10 min before they run out: a renewal every second.
+  const sim = new CardataAuthSim({ clientId: 'client-1', gcid: GCID, idTokens: ['id-token-1'], expiresInSeconds: 601 });
   await sim.start({ tls: { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) } });
   t.after(() => sim.stop());
   const bmwBroker = await startBroker({ tls: certs, users: { [GCID]: 'id-token-1', bystander: 'other' } });
@@ -44,4 +45,11 @@ test('a BMW car in a whole hub: configured endpoints and CA, its stream read int
   assert.doesNotMatch(JSON.stringify(body), /refresh-/);
   const vendors = (await (await hub.api('/connections/available-vendors')).json()) as { vehicles: { id: string }[] };
   assert.deepEqual(vendors.vehicles.map((v) => v.id).filter((id) => ['BMW', 'MINI', 'VOLVO', 'MERCEDES'].includes(id)), []);
+
+  // The owner unsubscribes the client id: at the next renewal BMW refuses, and /health says which car needs a new login.
+  const offline = hub.event((e) => e.type === 'offline' && e.device.id === CAR);
+  sim.revoked = true;
+  await offline;
+  const health = (await (await fetch(`${hub.daemon.url}/health`)).json()) as { status?: string; warnings?: string[] };
+  assert.deepEqual(health.warnings, [`vehicle ${CAR}: BMW refused the login (invalid_grant: refresh token invalid or expired); connect the car again`]);
 });
