@@ -38,6 +38,7 @@ import { hubOrigin } from './runtime/home-assistant/origin.ts';
 import { ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import type { RunningFamily } from './runtime/driver-family.ts';
 import { DRIVER_FAMILIES } from './driver-families.ts';
+import type { CloudRuntime } from './runtime/cloud/cloud-runtime.ts';
 import type { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
 import type { HttpRuntime } from './runtime/http/http-runtime.ts';
 import type { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
@@ -293,7 +294,7 @@ export class Daemon {
     }
     if (this.runtime === storedStateRuntime || this.runtime instanceof HubRuntime) {
       this.runtime = new HubRuntime({
-        modbus: this.modbus!, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
+        modbus: this.modbus!, http: this.http, mqtt: this.mqtt, ocpp: this.ocpp, cloud: this.familyRuntime('cloud') as CloudRuntime | undefined, worker: this.worker, watcher: this.watcher, schedules: this.schedules,
       });
     }
     for (const family of this.families) family.runtime.start();

@@ -12,12 +12,14 @@ import type { ModbusRuntime } from './modbus/modbus-runtime.ts';
 import type { HttpRuntime } from './http/http-runtime.ts';
 import type { MqttRuntime } from './mqtt/mqtt-runtime.ts';
 import type { OcppRuntime } from './ocpp/ocpp-runtime.ts';
+import type { CloudRuntime } from './cloud/cloud-runtime.ts';
 
 export interface HubRuntimeParts {
   modbus: ModbusRuntime;
   http?: HttpRuntime | undefined;
   mqtt: MqttRuntime | undefined;
   ocpp?: OcppRuntime | undefined;
+  cloud?: CloudRuntime | undefined;
   worker: CommandWorker;
   watcher: DeviceWatcher;
   schedules?: HubSchedules | undefined;
@@ -32,6 +34,7 @@ export class HubRuntime implements Runtime {
     if (http?.handles(device)) return http.refresh(device);
     if (mqtt?.handles(device)) return mqtt.refresh(device);
     if (ocpp?.handles(device)) return ocpp.refresh(device);
+    if (this.parts.cloud?.handles(device)) return this.parts.cloud.refresh(device);
     // Without a binding there is nothing to read, and the stored data is the answer (decided); a
     // vehicle bound only to the charger it charges at has nothing of its own to read either. A
     // binding that no driver here runs reaches nothing: its stored data is no live read.
@@ -58,6 +61,7 @@ export class HubRuntime implements Runtime {
     this.parts.http?.remove(device.id);
     this.parts.mqtt?.remove(device.id);
     this.parts.ocpp?.remove(device.id);
+    this.parts.cloud?.remove(device.id);
     this.parts.worker.deviceDeleted(device.id);
     this.parts.schedules?.deviceDeleted(device.id);
     this.parts.watcher.deleted(device);

@@ -11,6 +11,7 @@ import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
 import { sessionTable, syncSessions } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { StateWriter } from '../state-writer.ts';
+import { DeviceUnreachableError } from '../live.ts';
 import { BMW_CARDATA_ENDPOINTS, type CardataEndpoints } from './cardata-oauth.ts';
 import { CardataStream, DEFAULT_CARDATA_STREAM_SETTINGS, type CardataStreamSettings } from './cardata-stream.ts';
 import type { CloudSession, CloudStatus } from './cloud-session.ts';
@@ -111,6 +112,22 @@ export class CloudRuntime implements CommandExecutor {
     void this.sessions.get(id)?.stop();
     this.sessions.delete(id);
     this.writer.forget(id);
+  }
+
+  /**
+   * A refresh is the car's latest from its maker: nobody can make a car report now (BMW streams what
+   * the car sends, Volvo answers its last report). A car whose session does not read (a new login
+   * due, the stream another client's, the stream lost, the quota used up) is unreachable.
+   */
+  refresh(device: DeviceRecord): Promise<DeviceRecord> {
+    const status = this.sessions.get(device.id)?.status;
+    // 'connecting' is also the hourly renewal of BMW's stream: the car is read as before.
+    if (status?.state !== 'streaming' && !(status?.state === 'connecting' && device.isOnline)) {
+      const why = status && 'reason' in status ? status.reason : 'the maker\'s cloud has not been reached yet';
+      return Promise.reject(new DeviceUnreachableError(device.id, why));
+    }
+    this.writer.flush();
+    return Promise.resolve(this.deps.store.devices.get(device.id) ?? device);
   }
 
   supportedCommands(): readonly never[] {

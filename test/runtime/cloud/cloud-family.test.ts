@@ -17,7 +17,7 @@ const GCID = 'gcid-family-1';
 const VIN = 'WBY11HH0000000002';
 const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a03';
 
-test('a BMW car in a whole hub: configured endpoints and CA, its stream read into GET /vehicles/{id}; BMW not an available vendor; a refused login named under /health warnings', async (t) => {
+test('a BMW car in a whole hub: configured endpoints and CA, its stream read into GET /vehicles/{id}; BMW not an available vendor; a refresh reads the stream\'s latest; a refused login named under /health warnings and refreshes answered 503', async (t) => {
   if (skippedWithout(t, 'mosquitto')) return;
   const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cloud-')));
   // Tokens of 601 s, renewed 10 min before they run out: a renewal every second.
@@ -43,6 +43,9 @@ test('a BMW car in a whole hub: configured endpoints and CA, its stream read int
   assert.equal(body.chargeState.stateOfCharge, 81);
   assert.equal(body.staticData.vendor, 'BMW');
   assert.doesNotMatch(JSON.stringify(body), /refresh-/);
+  const refreshed = await hub.api(`/vehicles/${CAR}/refresh`);
+  assert.equal(refreshed.status, 200);
+  assert.equal(((await refreshed.json()) as Record<string, any>).chargeState.stateOfCharge, 81);
   const vendors = (await (await hub.api('/connections/available-vendors')).json()) as { vehicles: { id: string }[] };
   assert.deepEqual(vendors.vehicles.map((v) => v.id).filter((id) => ['BMW', 'MINI', 'VOLVO', 'MERCEDES'].includes(id)), []);
 
@@ -52,4 +55,8 @@ test('a BMW car in a whole hub: configured endpoints and CA, its stream read int
   await offline;
   const health = (await (await fetch(`${hub.daemon.url}/health`)).json()) as { status?: string; warnings?: string[] };
   assert.deepEqual(health.warnings, [`vehicle ${CAR}: BMW refused the login (invalid_grant: refresh token invalid or expired); connect the car again`]);
+  // A refresh now answers that the car cannot be reached (the API's DEVICE_IS_DISCONNECTED), not stale values.
+  const unread = await hub.api(`/vehicles/${CAR}/refresh`);
+  assert.equal(unread.status, 503);
+  assert.match(await unread.text(), /DEVICE_IS_DISCONNECTED/);
 });
