@@ -76,6 +76,24 @@ export const ConfigSchema = z.strictObject({
     /** Where the hub publishes states and availability and listens for Home Assistant's commands. */
     topicPrefix: z.string().regex(/^[^#+\s/][^#+\s]*$/, 'must be a topic without MQTT wildcards, spaces or a leading /').default('home-energy-hub/ha'),
   }).prefault({}),
+  /**
+   * The makers' clouds cars are read from (docs/vehicles.md). The endpoints are BMW's own by default;
+   * they are settings so that a test (or a proxy) can stand in. caFile: a CA to trust instead of the
+   * public ones.
+   */
+  cloud: z.strictObject({
+    bmwCardata: z.strictObject({
+      authUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://customer.bmwgroup.com'),
+      apiUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://api-cardata.bmwgroup.com'),
+      streamUrl: z.string().regex(/^mqtts:\/\/[^/]+/, 'must be an mqtts:// URL').default('mqtts://customer.streaming-cardata.bmwgroup.com:9000'),
+      caFile: z.string().optional(),
+    }).prefault({}),
+    volvo: z.strictObject({
+      authUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://volvoid.eu.volvocars.com'),
+      apiUrl: z.url({ protocol: /^https$/, error: 'must be an https URL' }).default('https://api.volvocars.com'),
+      caFile: z.string().optional(),
+    }).prefault({}),
+  }).prefault({}),
   connect: z.strictObject({
     sessionTtlSeconds: z.int().min(30).max(24 * 3600).default(900),
   }).prefault({}),

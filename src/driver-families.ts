@@ -2,6 +2,7 @@
 // commands and offered for pairing. Each builds its runtime from its definitions (drivers/<family>/)
 // on the open store and hands the daemon a RunningFamily; a family the configuration leaves out
 // (MQTT without a broker) builds nothing. A fifth family is one more entry in DRIVER_FAMILIES.
+import { readFileSync } from 'node:fs';
 import type { Config } from './config-schema.ts';
 import type { Logger } from './log.ts';
 import type { Clock } from './domain/time.ts';
@@ -24,6 +25,8 @@ import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
+import { CloudRuntime } from './runtime/cloud/cloud-runtime.ts';
+import { builtInCloudDrivers } from '../drivers/cloud/index.ts';
 
 /** What a family is built from: the open store and the parts every family shares. */
 export interface FamilyContext {
@@ -105,4 +108,22 @@ const ocppFamily: DriverFamily = {
   },
 };
 
-export const DRIVER_FAMILIES: readonly DriverFamily[] = [modbusFamily, httpFamily, mqttFamily, ocppFamily];
+/** Cars read from their makers' clouds (BMW CarData, the Volvo Cars API). Not offered as connectable vendors until the
+ * connect flow walks an owner through the maker's login. */
+const cloudFamily: DriverFamily = {
+  name: 'cloud',
+  build({ config, store, log, clock, events }) {
+    const withCa = <T extends { caFile?: string | undefined }>({ caFile, ...rest }: T) => ({ ...rest, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) });
+    const runtime = new CloudRuntime({
+      store, definitions: builtInCloudDrivers(), events, clock, log,
+      endpoints: { bmwCardata: withCa(config.cloud.bmwCardata), volvo: withCa(config.cloud.volvo) },
+    });
+    return {
+      name: 'cloud', runtime, executor: runtime,
+      // Nothing a restart cures: a car that needs its owner is a warning on /health, never a fault.
+      watch: (_metrics, health) => health.watch({ stalled: () => null, warnings: () => runtime.attention() }),
+    };
+  },
+};
+
+export const DRIVER_FAMILIES: readonly DriverFamily[] = [modbusFamily, httpFamily, mqttFamily, ocppFamily, cloudFamily];

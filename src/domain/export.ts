@@ -1,6 +1,6 @@
 // Export: each device as an import record (the API's detail shape plus `kind`), so that
 // `hub export` then `hub import` on another hub gives the same devices.
-import { STATE_KEY, type DeviceRecord } from './device.ts';
+import { STATE_KEY, type DeviceRecord, type DriverBinding } from './device.ts';
 import { formatTimestamp } from './time.ts';
 
 /**
@@ -18,7 +18,23 @@ export function toImportRecord(device: DeviceRecord, image?: Buffer, ocppPasswor
   record['staticData'] = staticData;
   const stateKey = STATE_KEY[device.kind];
   if (stateKey && device.state) record[stateKey] = device.state;
-  if (device.driver) record['driver'] = ocppPasswordHash ? { ...device.driver, passwordHash: ocppPasswordHash } : device.driver;
+  if (device.driver) {
+    const driver = withoutCloudLogin(device.driver);
+    record['driver'] = ocppPasswordHash ? { ...driver, passwordHash: ocppPasswordHash } : driver;
+  }
   if (image) record['image'] = image.toString('base64');
   return record;
+}
+
+/** A car's login to its maker's cloud: BMW CarData's and Volvo's refresh tokens, Volvo's application secrets. */
+const CLOUD_SECRETS = ['refreshToken', 'clientSecret', 'vccApiKey'];
+
+/**
+ * A car's login to its maker's cloud is not exported: a refresh token is good once (a copy would
+ * fight the hub for it), and an export is a file that travels. A car imported without it is shown
+ * offline with a new login due.
+ */
+function withoutCloudLogin(driver: DriverBinding): DriverBinding {
+  if (!CLOUD_SECRETS.some((key) => key in driver)) return driver;
+  return Object.fromEntries(Object.entries(driver).filter(([key]) => !CLOUD_SECRETS.includes(key))) as DriverBinding;
 }

@@ -22,8 +22,13 @@ export interface HttpTarget {
   scheme: 'http' | 'https';
   host: string;
   port: number;
-  /** Required for https: the device's accepted certificate. */
+  /** For https to a device: its accepted certificate. */
   pinned?: PinnedCertificate;
+  /**
+   * For https to a maker's cloud (BMW CarData, Volvo): the certificate chain and the host name are
+   * verified as a browser would, against the public CAs or, when given, this CA's PEM (a test's).
+   */
+  verified?: { ca?: string };
 }
 
 export interface HttpRequest {
@@ -77,7 +82,7 @@ export function fingerprintOf(pem: string): string {
 
 /** Sends one request and reads the whole answer; rejects on timeout, abort, connection or TLS trouble. */
 export function httpRequest(target: HttpTarget, request: HttpRequest): Promise<HttpAnswer> {
-  if (target.scheme === 'https' && !target.pinned) return Promise.reject(new NoPinnedCertificateError());
+  if (target.scheme === 'https' && !target.pinned && !target.verified) return Promise.reject(new NoPinnedCertificateError());
   // Aborted already (the hub stopping): no request is made at all.
   if (request.signal?.aborted) return Promise.reject(request.signal.reason instanceof Error ? request.signal.reason : new Error('aborted'));
   return new Promise((resolve, reject) => {
@@ -93,7 +98,9 @@ export function httpRequest(target: HttpTarget, request: HttpRequest): Promise<H
         servername: isIP(target.host) ? undefined : target.host,
         checkServerIdentity: (_host, cert) => (cert.fingerprint256 === pinned.sha256 ? undefined : new CertificateChangedError(cert.fingerprint256, pinned.sha256)),
       })
-      : http.request(common);
+      : target.scheme === 'https'
+        ? https.request({ ...common, ca: target.verified?.ca, servername: isIP(target.host) ? undefined : target.host })
+        : http.request(common);
     const limit = request.maxBytes ?? DEFAULT_MAX_BYTES;
     let settled = false;
     const finish = (err: Error | undefined, answer?: HttpAnswer) => {

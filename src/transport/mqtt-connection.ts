@@ -20,6 +20,13 @@ export interface MqttEndpoint {
   /** 5 by default; 4 (3.1.1) is tried when a broker refuses 5. */
   protocolVersion?: 4 | 5;
   keepaliveSeconds?: number;
+  /**
+   * False: a lost connection is left to the caller, which reconnects with new credentials (a maker's
+   * cloud broker whose password is an hour-long token). mqtt.js reconnects by itself otherwise.
+   */
+  reconnect?: boolean;
+  /** The CA's PEM itself, where it is not a file (a test's CA for a maker's cloud broker). */
+  ca?: string;
   /** The last will the broker publishes when the connection dies without a clean goodbye. */
   will?: { topic: string; payload: string; qos: 0 | 1; retain: boolean };
 }
@@ -45,15 +52,16 @@ export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): I
     connectTimeout: 10_000,
     resubscribe: true,
     queueQoSZero: false,
-    reconnectPeriod: backoffDelay(0, { initialMs: 1000, maxMs: 60_000 }),
+    reconnectPeriod: endpoint.reconnect === false ? 0 : backoffDelay(0, { initialMs: 1000, maxMs: 60_000 }),
   };
   if (endpoint.will) options.will = { ...endpoint.will, payload: Buffer.from(endpoint.will.payload) };
   if (endpoint.username !== undefined) options.username = endpoint.username;
   if (endpoint.password !== undefined) options.password = endpoint.password;
   if (endpoint.caFile) options.ca = readFileSync(endpoint.caFile);
+  if (endpoint.ca) options.ca = endpoint.ca;
   if (endpoint.certFile) options.cert = readFileSync(endpoint.certFile);
   if (endpoint.keyFile) options.key = readFileSync(endpoint.keyFile);
-  if (endpoint.caFile || endpoint.certFile) options.rejectUnauthorized = true;
+  if (endpoint.caFile || endpoint.ca || endpoint.certFile) options.rejectUnauthorized = true;
   return options;
 }
 
@@ -76,7 +84,7 @@ export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: 
         client.once('close', () => reject(cause ?? Object.assign(new Error('connection closed before the broker accepted it'), { hungUp: true })));
         client.stream?.once?.('error', (err: Error) => { cause = err; });
       });
-      attachBackoff(client, backoff, log);
+      if (endpoint.reconnect !== false) attachBackoff(client, backoff, log);
       log.info({ broker: redactUrl(endpoint.url), protocolVersion: version }, 'mqtt connected');
       return client;
     } catch (err) {

@@ -10,6 +10,8 @@ import type { StorageHealth } from '../../store/storage-health.ts';
 export interface ProgressSource {
   /** Why progress has stalled, or null when it is fine. */
   stalled(nowMs: number): string | null;
+  /** What the household should know and the hub cannot cure (a car whose maker wants a new login). */
+  warnings?(): string[];
 }
 
 export interface HealthReport {
@@ -17,7 +19,7 @@ export interface HealthReport {
   problems: string[];
   /** The problems a restart may cure (a blocked event loop, stalled polling): the watchdog's business. */
   restartWorthy: string[];
-  /** Not a fault yet: the storage is low on space. */
+  /** Not a fault of the hub: the storage is low on space, a car needs its owner (a new login). */
   warnings: string[];
 }
 
@@ -68,6 +70,7 @@ export class HealthMonitor {
     const storage = this.storage?.problems() ?? [];
     const storageDown = this.storage !== undefined && !this.storage.writable;
     const problems = [...(storageDown ? storage : []), ...restartWorthy];
-    return { healthy: problems.length === 0, problems, restartWorthy, warnings: storageDown ? [] : storage };
+    const told = this.sources.flatMap((source) => source.warnings?.() ?? []);
+    return { healthy: problems.length === 0, problems, restartWorthy, warnings: [...(storageDown ? [] : storage), ...told] };
   }
 }

@@ -1,0 +1,64 @@
+// BMW CarData's device-code login and the mapping of its telematic keys, against the login simulator.
+import { test, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CardataAuthSim } from '../../../src/sim/cloud/cardata-auth-sim.ts';
+import { CardataLoginRefused, CardataPending, pollDeviceCode, refreshTokens, startDeviceCode, type CardataEndpoints } from '../../../src/runtime/cloud/cardata-oauth.ts';
+import { vehicleFields } from '../../../src/runtime/cloud/definition.ts';
+import bmwCardata from '../../../drivers/cloud/bmw-cardata.ts';
+import { makeCertificates } from '../../support/tls.ts';
+
+async function loginService(t: TestContext): Promise<{ sim: CardataAuthSim; endpoints: CardataEndpoints }> {
+  const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cardata-')));
+  const sim = new CardataAuthSim({ clientId: 'client-1', gcid: 'gcid-1', idTokens: ['id-1'] });
+  await sim.start({ tls: { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) } });
+  t.after(() => sim.stop());
+  const url = `https://localhost:${sim.port}`;
+  return { sim, endpoints: { authUrl: url, apiUrl: url, streamUrl: 'mqtts://localhost:1', ca: readFileSync(certs.caFile, 'utf8') } };
+}
+
+test('the device-code login: a code for the owner, pending until approved, then tokens with the GCID (PKCE checked by the sim)', async (t) => {
+  const { sim, endpoints } = await loginService(t);
+  const start = await startDeviceCode(endpoints, 'client-1', Date.now());
+  assert.equal(start.userCode, 'ABCD-EFGH');
+  assert.match(start.verificationUriComplete ?? '', /user_code=ABCD-EFGH/);
+  await assert.rejects(pollDeviceCode(endpoints, 'client-1', start, Date.now()), CardataPending);
+  sim.approved = true;
+  const tokens = await pollDeviceCode(endpoints, 'client-1', start, Date.now());
+  assert.equal(tokens.gcid, 'gcid-1');
+  assert.equal(tokens.idToken, 'id-1');
+  assert.equal(tokens.refreshToken, sim.validRefreshToken);
+  // A verifier other than the one the challenge was made from is refused.
+  const other = await startDeviceCode(endpoints, 'client-1', Date.now());
+  await assert.rejects(pollDeviceCode(endpoints, 'client-1', { ...other, codeVerifier: 'x'.repeat(64) }, Date.now()), CardataLoginRefused);
+});
+
+test('a refresh token is good once: the rotated one works, the used one is refused', async (t) => {
+  const { sim, endpoints } = await loginService(t);
+  const first = sim.validRefreshToken;
+  const next = await refreshTokens(endpoints, 'client-1', first, 'gcid-1', Date.now());
+  assert.notEqual(next.refreshToken, first);
+  await assert.rejects(refreshTokens(endpoints, 'client-1', first, 'gcid-1', Date.now()), /BMW refused the login \(invalid_grant/);
+  await refreshTokens(endpoints, 'client-1', next.refreshToken, 'gcid-1', Date.now());
+});
+
+test('a login service whose certificate no trusted CA signed is refused before anything is sent', async (t) => {
+  const { sim, endpoints } = await loginService(t);
+  await assert.rejects(refreshTokens({ ...endpoints, ca: undefined }, 'client-1', sim.validRefreshToken, 'gcid-1', Date.now()), /certificate/i);
+  assert.equal(sim.requests.length, 0);
+});
+
+test('telematic keys: string numbers, primary keys before fallbacks, the New Class plug boolean, words not listed are not available', () => {
+  const fields = vehicleFields(bmwCardata, new Map<string, unknown>([
+    ['vehicle.powertrain.electric.battery.stateOfCharge.displayed', '61'],
+    ['vehicle.drivetrain.batteryManagement.header', '60'],
+    ['vehicle.drivetrain.lastRemainingRange', '540'],
+    ['vehicle.drivetrain.electricEngine.charging.status', 'NOCHARGING'],
+    ['vehicle.drivetrain.electricEngine.charging.hvStatus', 'FINISHED_NOT_FULL'],
+    ['vehicle.body.chargingPort.status', 'INVALID'],
+    ['vehicle.powertrain.tractionBattery.charging.port.anyPosition.isPlugged', true],
+  ]));
+  assert.deepEqual(fields, { stateOfCharge: 60, rangeKm: 540, chargingState: 'FINISHED', isPlugged: true });
+});
