@@ -21,7 +21,7 @@ import type { HttpCommand } from './definition.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
 import { targetOf } from './http-registry.ts';
-import { boundedSignal } from './bounded-signal.ts';
+import { boundedSignal } from '../bounded-signal.ts';
 import { neverConnected } from '../../transport/http-device.ts';
 
 export interface HttpRuntimeSettings {

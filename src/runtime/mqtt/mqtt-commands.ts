@@ -14,6 +14,7 @@ import { commandValues } from '../commands/command-values.ts';
 import type { CommandSpec } from './definition.ts';
 import type { MqttSession } from './mqtt-session.ts';
 import { decodePayload, valueAt } from '../values.ts';
+import { boundedSignal } from '../bounded-signal.ts';
 
 /** How long a rejection waits for the reason the bridge publishes after it. */
 const REASON_WAIT_MS = 2000;
@@ -30,15 +31,20 @@ const DIALECT_PROBE_MS = 10_000;
 async function learnDialect(client: MqttClient, session: MqttSession, spec: CommandSpec, signal: AbortSignal): Promise<void> {
   const probe = session.dialectProbeSteps();
   if (probe.length === 0 || !spec.publish.some((step) => session.dependsOnDialect(step.topic))) return;
-  const bounded = AbortSignal.any([signal, AbortSignal.timeout(DIALECT_PROBE_MS)]);
-  const heard = session.waitForState(() => session.dialect !== undefined, session.messages, bounded);
-  heard.catch(() => {});
-  for (const step of probe) if (client.connected) await client.publishAsync(step.topic, step.payload, { qos: 0 });
+  // Not AbortSignal.any with AbortSignal.timeout, whose timeout Node 20 may collect before it fires.
+  const bounded = boundedSignal(signal, DIALECT_PROBE_MS);
   try {
-    await heard;
-  } catch {
-    if (signal.aborted) throw abortedFailure(signal, 'The command was cancelled before it was sent.');
-    throw new DeviceNotReached(`The device did not show which message names it uses within ${DIALECT_PROBE_MS / 1000} s; nothing was written.`);
+    const heard = session.waitForState(() => session.dialect !== undefined, session.messages, bounded.signal);
+    heard.catch(() => {});
+    for (const step of probe) if (client.connected) await client.publishAsync(step.topic, step.payload, { qos: 0 });
+    try {
+      await heard;
+    } catch {
+      if (signal.aborted) throw abortedFailure(signal, 'The command was cancelled before it was sent.');
+      throw new DeviceNotReached(`The device did not show which message names it uses within ${DIALECT_PROBE_MS / 1000} s; nothing was written.`);
+    }
+  } finally {
+    bounded.done();
   }
   session.log.info({ dialect: session.dialect }, 'mqtt: topic variant learned before the first write');
 }

@@ -18,6 +18,7 @@ import { sessionTable, syncSessions } from '../driven-sync.ts';
 import { runMqttCommand } from './mqtt-commands.ts';
 import type { MqttDriverRegistry } from './mqtt-registry.ts';
 import { MqttSession, type Route } from './mqtt-session.ts';
+import { boundedSignal, type BoundedSignal } from '../bounded-signal.ts';
 
 export interface MqttRuntimeSettings {
   flushMs: number;
@@ -150,8 +151,14 @@ export class MqttRuntime implements CommandExecutor {
     const client = await this.deps.link.whenConnected(signal).catch(() => {
       throw new CommandFailure('The hub could not reach its MQTT broker before the command\'s time was up.');
     });
-    const timeout = spec.timeoutMs ? AbortSignal.any([signal, AbortSignal.timeout(spec.timeoutMs)]) : signal;
-    await runMqttCommand(client, session, type, spec, payload, timeout);
+    // Not AbortSignal.any with AbortSignal.timeout: on Node 20 the timeout inside it may be collected
+    // before it fires (nodejs/node#57736), and the wait would never end.
+    const bounded = boundedSignal(signal, spec.timeoutMs);
+    try {
+      await runMqttCommand(client, session, type, spec, payload, bounded.signal);
+    } finally {
+      bounded.done();
+    }
   }
 
   /**
@@ -209,8 +216,12 @@ export class MqttRuntime implements CommandExecutor {
       if (driven.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
       return { values: { ...driven.values }, staticValues: { ...driven.staticValues } };
     }
-    const client = await this.deps.link.whenConnected(AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]))
-      .catch(() => { throw new ProbeFailure('BROKER', `not connected to the broker ${this.deps.link.broker}`); });
+    // A hand-made bound, not AbortSignal.any with AbortSignal.timeout: on Node 20 the timeout inside
+    // it may be collected before it fires (nodejs/node#57736), and a silent device's probe never ended.
+    const connecting = boundedSignal(signal, this.settings.probeTimeoutMs);
+    const client = await this.deps.link.whenConnected(connecting.signal)
+      .catch(() => { throw new ProbeFailure('BROKER', `not connected to the broker ${this.deps.link.broker}`); })
+      .finally(() => connecting.done());
     const routes = session.routes();
     const onMessage = (topic: string, payload: Buffer) => {
       for (const [t, route] of routes) {
@@ -224,9 +235,11 @@ export class MqttRuntime implements CommandExecutor {
     // once, since a SUBSCRIBE naming a filter twice gets one grant for it from some brokers (aedes),
     // which mqtt.js takes for a protocol error and drops the connection.
     const own = [...new Set(routes.map(([t]) => t))].filter((t) => !this.routes.has(t));
+    let waiting: BoundedSignal | undefined;
     try {
-      const wait = AbortSignal.any([signal, AbortSignal.timeout(this.settings.probeTimeoutMs)]);
-      const heard = session.waitForState(() => true, 0, wait);
+      const wait = boundedSignal(signal, this.settings.probeTimeoutMs);
+      waiting = wait;
+      const heard = session.waitForState(() => true, 0, wait.signal);
       heard.catch(() => {}); // awaited below; an early failure must not leave it unhandled
       try {
         if (own.length > 0) await client.subscribeAsync(own, { qos: 0 });
@@ -243,6 +256,7 @@ export class MqttRuntime implements CommandExecutor {
       if (session.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
       return { values: { ...session.values }, staticValues: { ...session.staticValues } };
     } finally {
+      waiting?.done();
       client.off('message', onMessage);
       if (own.length > 0 && client.connected) client.unsubscribe(own);
     }
