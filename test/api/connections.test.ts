@@ -22,6 +22,7 @@ test('POST /connections/chargers answers 201 with a single-use pairing URL on th
   assert.equal(session.vendor, 'GO_E');
   assert.equal(session.theme, 'DARK');
   assert.equal(session.language, 'GERMAN');
+  assert.equal(session.vin, null, 'a charger session binds no car');
   assert.equal(session.expiresAtMs, hub.clock.now() + 15 * 60_000);
   assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), true);
   assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), false, 'single use');
@@ -108,7 +109,7 @@ test('POST /connections/vehicles answers 405 TELEMATICS_NOT_SUPPORTED for a vehi
   const { url } = await json(res);
   assert.match(url, /^http:\/\/hub\.test:8080\/connect\/[A-Za-z0-9_-]{32}$/);
   const session = hub.store.connectSessions.find(url.split('/').pop())!;
-  assert.deepEqual([session.userId, session.vendor, session.redirectUrl, session.theme, session.language], ['user-1', 'BMW', car.redirectUrl, 'LIGHT', 'GERMAN']);
+  assert.deepEqual([session.userId, session.vendor, session.redirectUrl, session.theme, session.language, session.vin], ['user-1', 'BMW', car.redirectUrl, 'LIGHT', 'GERMAN', 'WBY11CF080CH47012']);
   assert.equal(session.expiresAtMs, hub.clock.now() + 15 * 60_000);
 });
 

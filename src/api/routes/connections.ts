@@ -62,7 +62,7 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
   const pairable = () => [...(deps.pairing?.forms().keys() ?? [])].sort();
   const ConnectRequest = connectRequest(pairable);
   /** Stores a single-use session and answers 201 with the URL of its page. */
-  const openSession = (query: z.output<typeof ConnectQuery>, body: { userId: string; vendor: string; redirectUrl: string }, what: string) => {
+  const openSession = (query: z.output<typeof ConnectQuery>, body: { userId: string; vendor: string; redirectUrl: string; vin?: string }, what: string) => {
     const now = deps.clock.now();
     const token = deps.store.connectSessions.create({
       userId: body.userId,
@@ -70,6 +70,7 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
       redirectUrl: body.redirectUrl,
       theme: query.theme ?? null,
       language: query.language ?? null,
+      vin: body.vin ?? null,
       createdAtMs: now,
       expiresAtMs: now + deps.settings.connectSessionTtlMs,
     });
