@@ -183,6 +183,10 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
       request: { redirectUrl: 'https://app.example.com/chargers/connected', vendor: pairable[0] ?? 'GO_E', userId: USER },
       response: { url: `${baseUrl}/connect/${TOKEN}` },
     },
+    connectVehicle: {
+      request: { redirectUrl: 'https://app.example.com/vehicles/connected', vendor: 'BMW', userId: USER, vin: 'WBY11CF080CH47012' },
+      response: { url: `${baseUrl}/connect/${TOKEN}` },
+    },
     listAvailableVendors: { response: vendors.availableVendors(baseUrl) },
   };
 }

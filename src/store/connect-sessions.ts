@@ -11,6 +11,8 @@ export interface ConnectSession {
   redirectUrl: string;
   theme: string | null;
   language: string | null;
+  /** The car a vehicle session binds (POST /connections/vehicles' optional `vin`); null otherwise. */
+  vin: string | null;
   createdAtMs: number;
   expiresAtMs: number;
   usedAtMs: number | null;
@@ -22,6 +24,7 @@ interface SessionRow {
   redirect_url: string;
   theme: string | null;
   language: string | null;
+  vin: string | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;
@@ -35,17 +38,17 @@ export class ConnectSessionRepository {
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO connect_sessions (token_hash, user_id, vendor, redirect_url, theme, language,
-      created_at, expires_at) VALUES (@hash, @userId, @vendor, @redirectUrl, @theme, @language, @createdAtMs, @expiresAtMs)`);
+      vin, created_at, expires_at) VALUES (@hash, @userId, @vendor, @redirectUrl, @theme, @language, @vin, @createdAtMs, @expiresAtMs)`);
     this.byHash = db.prepare('SELECT * FROM connect_sessions WHERE token_hash = ?');
     this.use = db.prepare('UPDATE connect_sessions SET used_at = @now WHERE token_hash = @hash AND used_at IS NULL AND expires_at > @now');
     this.purge = db.prepare('DELETE FROM connect_sessions WHERE expires_at < ?');
   }
 
   /** Creates a session and returns its token (the only copy). */
-  create(session: Omit<ConnectSession, 'usedAtMs'>): string {
+  create(session: Omit<ConnectSession, 'usedAtMs' | 'vin'> & { vin?: string | null }): string {
     const token = randomBytes(24).toString('base64url');
     this.purge.run(session.createdAtMs - 24 * 3600_000);
-    this.insert.run({ ...session, hash: hashKey(token) });
+    this.insert.run({ ...session, vin: session.vin ?? null, hash: hashKey(token) });
     return token;
   }
 
@@ -58,6 +61,7 @@ export class ConnectSessionRepository {
       redirectUrl: row.redirect_url,
       theme: row.theme,
       language: row.language,
+      vin: row.vin,
       createdAtMs: row.created_at,
       expiresAtMs: row.expires_at,
       usedAtMs: row.used_at,

@@ -22,6 +22,7 @@ test('POST /connections/chargers answers 201 with a single-use pairing URL on th
   assert.equal(session.vendor, 'GO_E');
   assert.equal(session.theme, 'DARK');
   assert.equal(session.language, 'GERMAN');
+  assert.equal(session.vin, null, 'a charger session binds no car');
   assert.equal(session.expiresAtMs, hub.clock.now() + 15 * 60_000);
   assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), true);
   assert.equal(hub.store.connectSessions.consume(token, hub.clock.now()), false, 'single use');
@@ -82,6 +83,55 @@ test('the connect request refuses a charger vendor the hub cannot pair, naming t
   const none = await without.request('/connections/chargers', { method: 'POST', json: good });
   assert.equal(none.status, 400);
   assert.deepEqual((await json(none)).validationErrors, [{ field: 'vendor', message: 'cannot be paired: this hub pairs no charger vendor' }]);
+});
+
+const car = { redirectUrl: 'https://app.example/car?x=1', vendor: 'BMW', userId: 'user-1' };
+
+test('POST /connections/vehicles answers 405 TELEMATICS_NOT_SUPPORTED for a vehicle vendor no family connects, and stores no session', async (t) => {
+  const vendors = new VendorCatalog();
+  const hub = createTestHub({ vendors });
+  t.after(hub.close);
+  // TESLA, VW… reach the hub through bridges (MQTT): nothing here connects them; BMW only once its family lists it.
+  for (const vendor of ['TESLA', 'VW', 'MERCEDES', 'BMW']) {
+    const res = await hub.request('/connections/vehicles', { method: 'POST', json: { ...car, vendor } });
+    assert.equal(res.status, 405, vendor);
+    const body = await json(res);
+    assert.equal(body.errorCode, 'TELEMATICS_NOT_SUPPORTED');
+    assert.equal(body.message, `This hub cannot connect ${vendor} vehicles`);
+  }
+  const count = () => hub.store.db.prepare('SELECT count(*) AS n FROM connect_sessions').get() as { n: number };
+  assert.equal(count().n, 0);
+
+  vendors.registerVendor('vehicles', 'BMW');
+  const res = await hub.request('/connections/vehicles?theme=LIGHT&language=GERMAN', { method: 'POST', json: { ...car, vin: 'WBY11CF080CH47012' } });
+  assert.equal(res.status, 201);
+  assert.equal(res.headers.get('cache-control'), 'no-store');
+  const { url } = await json(res);
+  assert.match(url, /^http:\/\/hub\.test:8080\/connect\/[A-Za-z0-9_-]{32}$/);
+  const session = hub.store.connectSessions.find(url.split('/').pop())!;
+  assert.deepEqual([session.userId, session.vendor, session.redirectUrl, session.theme, session.language, session.vin], ['user-1', 'BMW', car.redirectUrl, 'LIGHT', 'GERMAN', 'WBY11CF080CH47012']);
+  assert.equal(session.expiresAtMs, hub.clock.now() + 15 * 60_000);
+});
+
+test('the vehicle connect request validates every field before the vendor is weighed', async (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const cases: [unknown, string[]][] = [
+    [{}, ['redirectUrl', 'userId', 'vendor']],
+    [{ ...car, vendor: 'GO_E' }, ['vendor']],
+    [{ ...car, vendor: 'bmw' }, ['vendor']],
+    [{ ...car, vin: 'WBY11CF080CH4701' }, ['vin']],
+    [{ ...car, vin: 'WBY11CF080CH4701O' }, ['vin']],
+    [{ ...car, vin: 17 }, ['vin']],
+    [{ ...car, redirectUrl: '/relative', userId: '  ' }, ['redirectUrl', 'userId']],
+  ];
+  for (const [body, fields] of cases) {
+    const res = await hub.request('/connections/vehicles', { method: 'POST', json: body });
+    assert.equal(res.status, 400, JSON.stringify(body));
+    assert.deepEqual((await json(res)).validationErrors.map((e: { field: string }) => e.field).sort(), fields);
+  }
+  const bad = await hub.request('/connections/vehicles?theme=BLUE', { method: 'POST', json: car });
+  assert.deepEqual((await json(bad)).validationErrors.map((e: { field: string }) => e.field), ['theme']);
 });
 
 test('available vendors list only makers a driver reaches, with logos served by the hub', async (t) => {

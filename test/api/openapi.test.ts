@@ -515,6 +515,18 @@ const PROBES: Record<OperationKey, Probe> = {
     await api.expect(400, 'post /connections/chargers', { body: 'not json', headers: JSON_HEADERS });
     await api.expect(415, 'post /connections/chargers', { body: JSON.stringify(CONNECT), headers: { 'content-type': 'text/plain' } });
   },
+  'post /connections/vehicles': async (start) => {
+    const api = start();
+    const car = { redirectUrl: 'https://app.example/done', vendor: 'VOLVO', userId: DEMO_USER };
+    assert.equal((await api.expect(405, 'post /connections/vehicles', { json: car })).body.errorCode, 'TELEMATICS_NOT_SUPPORTED');
+    api.hub.vendors.registerVendor('vehicles', 'VOLVO');
+    const created = await api.expect(201, 'post /connections/vehicles', { query: '?language=FRENCH', json: { ...car, vin: 'YV1LFA2BCJ1234567' } });
+    assert.match(created.body.url, /^http:\/\/hub\.test:8080\/connect\//);
+    const bad = await api.expect(400, 'post /connections/vehicles', { json: { redirectUrl: 'ftp://x', vendor: 'GO_E', userId: 'u'.repeat(51), vin: 'short' } });
+    assert.deepEqual(validationFields(bad), ['redirectUrl', 'userId', 'vendor', 'vin']);
+    await api.expect(400, 'post /connections/vehicles', { body: 'not json', headers: JSON_HEADERS });
+    await api.expect(415, 'post /connections/vehicles', { body: JSON.stringify(car), headers: { 'content-type': 'text/plain' } });
+  },
   'get /connections/available-vendors': async (start) => {
     const api = start();
     api.hub.vendors.registerVendor('homePower', 'FRONIUS');

@@ -3,7 +3,8 @@ import type { ApiDeps } from '../deps.ts';
 import { OperationRouter } from '../operation.ts';
 import { json } from '../respond.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
-import { CHARGER_VENDORS } from '../../domain/vocabulary.ts';
+import { CHARGER_VENDORS, VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
+import { ApiError } from '../errors.ts';
 
 const ConnectQuery = z.object({
   theme: oneOf(['DARK', 'LIGHT']).optional(),
@@ -37,18 +38,45 @@ function connectRequest(pairable: () => string[]) {
     ctx.addIssue({ code: 'custom', message: vendors.length > 0 ? `must be a charger vendor this hub can pair: ${vendors.join(', ')}` : 'cannot be paired: this hub pairs no charger vendor' });
   });
   schemaRegistry.add(vendor, { jsonSchema: { type: 'string', enum: [...CHARGER_VENDORS], description: 'A charger vendor this hub can pair (see available-vendors)' } });
-  const request = z.object({
-    redirectUrl: absoluteHttpUrl,
-    vendor,
-    userId: z.string().min(1, { abort: true }).max(50).refine((value) => value.trim() !== '', 'must not be blank'),
-  });
+  const request = z.object({ redirectUrl: absoluteHttpUrl, vendor, userId: connectUserId });
   schemaRegistry.add(request, { id: 'ConnectRequest' });
   return request;
 }
 
+const connectUserId = z.string().min(1, { abort: true }).max(50).refine((value) => value.trim() !== '', 'must not be blank');
+
+/**
+ * The vehicle connect body: the charger's fields with any vehicle vendor of the catalog (whether this
+ * hub can connect it is answered by 405 TELEMATICS_NOT_SUPPORTED, as the origin API does) and an
+ * optional VIN, the car to bind when the maker's account holds several.
+ */
+const VehicleConnectRequest = z.object({
+  redirectUrl: absoluteHttpUrl,
+  vendor: oneOf(VEHICLE_VENDORS),
+  userId: connectUserId,
+  vin: z.string().regex(/^[A-HJ-NPR-Z0-9]{17}$/, 'must be a VIN: 17 letters and digits, without I, O or Q').optional(),
+});
+schemaRegistry.add(VehicleConnectRequest, { id: 'VehicleConnectRequest' });
+
 export function connectionRoutes(deps: ApiDeps): OperationRouter {
   const pairable = () => [...(deps.pairing?.forms().keys() ?? [])].sort();
   const ConnectRequest = connectRequest(pairable);
+  /** Stores a single-use session and answers 201 with the URL of its page. */
+  const openSession = (query: z.output<typeof ConnectQuery>, body: { userId: string; vendor: string; redirectUrl: string; vin?: string }, what: string) => {
+    const now = deps.clock.now();
+    const token = deps.store.connectSessions.create({
+      userId: body.userId,
+      vendor: body.vendor,
+      redirectUrl: body.redirectUrl,
+      theme: query.theme ?? null,
+      language: query.language ?? null,
+      vin: body.vin ?? null,
+      createdAtMs: now,
+      expiresAtMs: now + deps.settings.connectSessionTtlMs,
+    });
+    deps.log.info({ userId: body.userId, vendor: body.vendor }, what);
+    return json({ url: `${deps.settings.publicUrl}/connect/${token}` }, 201);
+  };
   return new OperationRouter()
     .add({
       method: 'post', path: '/connections/chargers', operationId: 'connectCharger', tag: 'Connections',
@@ -61,19 +89,24 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
       body: ConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
+    }, (_c, { query, body }) => openSession(query, body, 'connect session created'))
+    .add({
+      method: 'post', path: '/connections/vehicles', operationId: 'connectVehicle', tag: 'Connections',
+      summary: 'Start a session to connect a vehicle',
+      description: 'Returns the URL of the hub\'s own connect page for this session, where the owner logs in with the car\'s maker; '
+        + 'the hub adds the car for `userId` (the one with `vin` when given) and redirects to `redirectUrl` with the outcome appended '
+        + 'to its query, as for chargers. A session is single-use and expires. A vehicle vendor this hub cannot connect '
+        + '(`available-vendors` lists those it can under `vehicles`) is a 405 TELEMATICS_NOT_SUPPORTED.',
+      query: ConnectQuery,
+      body: VehicleConnectRequest,
+      success: { status: 201, description: 'Created', schema: ConnectUrl },
+      errors: ['BAD_REQUEST', 'TELEMATICS_NOT_SUPPORTED', 'UNSUPPORTED_MEDIA_TYPE'],
     }, (_c, { query, body }) => {
-      const now = deps.clock.now();
-      const token = deps.store.connectSessions.create({
-        userId: body.userId,
-        vendor: body.vendor,
-        redirectUrl: body.redirectUrl,
-        theme: query.theme ?? null,
-        language: query.language ?? null,
-        createdAtMs: now,
-        expiresAtMs: now + deps.settings.connectSessionTtlMs,
-      });
-      deps.log.info({ userId: body.userId, vendor: body.vendor }, 'connect session created');
-      return json({ url: `${deps.settings.publicUrl}/connect/${token}` }, 201);
+      // A maker is connectable once a family lists it under vehicles: that family serves its connect page.
+      if (!deps.vendors.isAvailable('vehicles', body.vendor)) {
+        throw new ApiError('TELEMATICS_NOT_SUPPORTED', `This hub cannot connect ${body.vendor} vehicles`);
+      }
+      return openSession(query, body, 'vehicle connect session created');
     })
     .add({
       method: 'get', path: '/connections/available-vendors', operationId: 'listAvailableVendors', tag: 'Connections',

@@ -3,6 +3,7 @@
 // day per account (CU-429 beyond), so the hub keeps one container of its keys (its id stored in the
 // binding, so later starts cost one call) and never retries a snapshot. Base
 // https://api-cardata.bmwgroup.com, headers Authorization: Bearer <access token> and x-version: v1;
+// GET /customers/vehicles/mappings answering [{vin, mappedSince, mappingType}] (the cars of the account),
 // GET|POST /customers/containers, GET /customers/vehicles/{vin}/telematicData?containerId=… answering
 // {"telematicData": {<key>: {timestamp, unit, value}}} (evcc-io/evcc @b29b49e vehicle/bmw/cardata/api.go;
 // kvanbiesen/bmw-cardata-ha @21802199 cardata_api_documentation.md; TA2k/ioBroker.bmw #297). Old
@@ -24,6 +25,20 @@ function call(endpoints: CardataEndpoints, accessToken: string, method: 'GET' | 
 function refused(answer: HttpAnswer, what: string): Error {
   const code = String(parseJson(answer)['exveErrorId'] ?? parseJson(answer)['code'] ?? `HTTP ${answer.status}`);
   return new Error(`BMW CarData refused ${what} (${code})`);
+}
+
+/**
+ * The VINs of the cars whose primary user this account is: the ones CarData streams (a secondary
+ * mapping gives no data). The connect page binds one of them when the owner named no VIN.
+ */
+export async function primaryVehicles(endpoints: CardataEndpoints, accessToken: string): Promise<string[]> {
+  const answer = await call(endpoints, accessToken, 'GET', '/customers/vehicles/mappings');
+  if (answer.status !== 200) throw refused(answer, 'the list of cars');
+  const mappings: unknown = parseJson(answer); // a list is an object too; anything unreadable is {}
+  if (!Array.isArray(mappings)) throw new Error('BMW CarData answered the list of cars with something other than a list');
+  return mappings
+    .filter((m): m is { vin: string; mappingType: string } => m && typeof m.vin === 'string' && m.mappingType === 'PRIMARY')
+    .map((m) => m.vin);
 }
 
 /** The hub's container of `keys`: the one found by name, else a new one. */

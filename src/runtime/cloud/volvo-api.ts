@@ -87,6 +87,13 @@ async function token(endpoints: VolvoEndpoints, client: VolvoClient, form: Recor
   throw new Error(`Volvo's login service answered HTTP ${answer.status}`);
 }
 
+/** The VINs of the cars on the owner's Volvo ID (Connected Vehicle API v2: {data: [{vin}]}). */
+export async function volvoVehicles(endpoints: VolvoEndpoints, client: VolvoClient, accessToken: string): Promise<string[]> {
+  const data = (await volvoRead(endpoints, client, accessToken, '/connected-vehicle/v2/vehicles'))['data'];
+  if (!Array.isArray(data)) throw new Error('the Volvo API answered the list of cars without a list');
+  return data.filter((car): car is { vin: string } => car && typeof car.vin === 'string').map((car) => car.vin);
+}
+
 /** One read of the API; the parsed answer, or the quota, refused-login or other error. */
 export async function volvoRead(endpoints: VolvoEndpoints, client: VolvoClient, accessToken: string, path: string): Promise<Record<string, unknown>> {
   const answer = await httpRequest(targetOf(endpoints.apiUrl, endpoints), {

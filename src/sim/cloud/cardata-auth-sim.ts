@@ -29,6 +29,8 @@ export class CardataAuthSim extends HttpDeviceSim {
   /** The account's containers (BMW allows 10) and the car's values the REST API answers with. */
   readonly containers: { containerId: string; name: string; state: string; technicalDescriptors: string[] }[] = [];
   telematicData: Record<string, string | null> = {};
+  /** The cars mapped to the account (GET /customers/vehicles/mappings); only PRIMARY ones stream. */
+  vehicleMappings: { vin: string; mappingType: 'PRIMARY' | 'SECONDARY' }[] = [];
   /** REST calls made (BMW allows 50 a day); over `restLimit`, CU-429. */
   restCalls = 0;
   restLimit = 50;
@@ -76,6 +78,9 @@ export class CardataAuthSim extends HttpDeviceSim {
       return { status: 401, body: JSON.stringify({ exveErrorId: 'CU-101', exveErrorMsg: 'invalid token' }) };
     }
     if (++this.restCalls > this.restLimit) return { status: 429, body: JSON.stringify({ exveErrorId: 'CU-429', exveErrorMsg: 'API rate limit reached' }) };
+    if (request.path === '/customers/vehicles/mappings' && request.method === 'GET') {
+      return json(this.vehicleMappings.map((m) => ({ ...m, mappedSince: '2025-09-29T10:12:00.000Z' })));
+    }
     if (request.path === '/customers/containers' && request.method === 'GET') return json({ containers: this.containers });
     if (request.path === '/customers/containers' && request.method === 'POST') {
       const body = JSON.parse(request.body) as { name: string; technicalDescriptors: string[] };

@@ -27,6 +27,8 @@ export class VolvoApiSim extends HttpDeviceSim {
   /** Set: every read answers the quota's 403 with this time to replenishment (HH:MM:SS). */
   quotaReplenishedIn: string | undefined;
   energyState: Record<string, unknown>;
+  /** The owner declines on Volvo ID's login page: the browser is sent back with error=access_denied. */
+  loginDeclined = false;
   private readonly accessTokens = new Set<string>();
   private readonly codes = new Map<string, string>();
 
@@ -46,15 +48,32 @@ export class VolvoApiSim extends HttpDeviceSim {
   protected answer(request: SimRequest): SimAnswer | undefined {
     if (request.path === '/as/token.oauth2' && request.method === 'POST') return this.token(request);
     if (request.method !== 'GET') return undefined;
+    if (request.path === '/as/authorization.oauth2') return this.authorize(request.query);
     if (request.headers['vcc-api-key'] !== this.options.vccApiKey) return json({ error: { message: 'invalid vcc-api-key' } }, 401);
     if (!this.accessTokens.has(String(request.headers['authorization']).replace(/^Bearer /, ''))) return json({ error: { message: 'invalid token' } }, 401);
     this.reads++;
     if (this.quotaReplenishedIn) {
       return { status: 403, body: JSON.stringify({ statusCode: 403, message: `Out of call volume quota. Quota will be replenished in ${this.quotaReplenishedIn}.` }) };
     }
+    if (request.path === '/connected-vehicle/v2/vehicles') return json({ data: [{ vin: this.options.vin }] });
     if (request.path === `/energy/v2/vehicles/${this.options.vin}/state`) return json(this.energyState);
     if (request.path === `/connected-vehicle/v2/vehicles/${this.options.vin}/odometer`) return json({ data: this.options.odometer });
     return undefined;
+  }
+
+  /**
+   * Volvo ID's login page as the browser meets it, the owner logging in at once: back to
+   * redirect_uri with a code (or error=access_denied when the owner declines) and the state.
+   */
+  private authorize(query: URLSearchParams): SimAnswer {
+    const redirectUri = query.get('redirect_uri');
+    if (query.get('client_id') !== this.options.clientId || !redirectUri) return json({ error: 'invalid_client' }, 400);
+    if (query.get('response_type') !== 'code' || query.get('code_challenge_method') !== 'S256' || !query.get('code_challenge')) return json({ error: 'invalid_request' }, 400);
+    const back = new URL(redirectUri);
+    if (this.loginDeclined) back.searchParams.set('error', 'access_denied');
+    else back.searchParams.set('code', this.approve(query.get('code_challenge')!));
+    back.searchParams.set('state', query.get('state') ?? '');
+    return { status: 302, body: '', headers: { location: back.toString() } };
   }
 
   private token(request: SimRequest): SimAnswer {

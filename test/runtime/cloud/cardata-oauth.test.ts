@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CardataAuthSim } from '../../../src/sim/cloud/cardata-auth-sim.ts';
 import { CardataLoginRefused, CardataPending, pollDeviceCode, refreshTokens, startDeviceCode, type CardataEndpoints } from '../../../src/runtime/cloud/cardata-oauth.ts';
+import { primaryVehicles } from '../../../src/runtime/cloud/cardata-rest.ts';
 import { vehicleFields } from '../../../src/runtime/cloud/definition.ts';
 import bmwCardata from '../../../drivers/cloud/bmw-cardata.ts';
 import { makeCertificates } from '../../support/tls.ts';
@@ -33,6 +34,17 @@ test('the device-code login: a code for the owner, pending until approved, then 
   // A verifier other than the one the challenge was made from is refused.
   const other = await startDeviceCode(endpoints, 'client-1', Date.now());
   await assert.rejects(pollDeviceCode(endpoints, 'client-1', { ...other, codeVerifier: 'x'.repeat(64) }, Date.now()), CardataLoginRefused);
+});
+
+test('the cars of the account: only those it is the primary user of, which are the ones CarData streams', async (t) => {
+  const { sim, endpoints } = await loginService(t);
+  sim.approved = true;
+  const start = await startDeviceCode(endpoints, 'client-1', Date.now());
+  const tokens = await pollDeviceCode(endpoints, 'client-1', start, Date.now());
+  sim.vehicleMappings = [{ vin: 'WBY11CF080CH47012', mappingType: 'PRIMARY' }, { vin: 'WMW21GD020TZ00001', mappingType: 'SECONDARY' }, { vin: 'WMW11DJ060TY00002', mappingType: 'PRIMARY' }];
+  assert.deepEqual(await primaryVehicles(endpoints, tokens.accessToken), ['WBY11CF080CH47012', 'WMW11DJ060TY00002']);
+  assert.equal(sim.restCalls, 1);
+  await assert.rejects(primaryVehicles(endpoints, 'not-a-token'), /BMW CarData refused the list of cars \(CU-101\)/);
 });
 
 test('a refresh token is good once: the rotated one works, the used one is refused', async (t) => {

@@ -3,6 +3,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import https from 'node:https';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { silentLogger } from '../../../src/log.ts';
 import { systemClock } from '../../../src/domain/time.ts';
 import { CloudRuntime } from '../../../src/runtime/cloud/cloud-runtime.ts';
 import type { CloudStatus } from '../../../src/runtime/cloud/cloud-session.ts';
-import { authorizeUrl, exchangeCode } from '../../../src/runtime/cloud/volvo-api.ts';
+import { authorizeUrl, exchangeCode, volvoVehicles } from '../../../src/runtime/cloud/volvo-api.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
 import { VolvoApiSim } from '../../../src/sim/cloud/volvo-api-sim.ts';
 import { vehicleDetail } from '../../../src/runtime/present.ts';
@@ -120,6 +121,33 @@ test('Volvo: the authorization code login with PKCE gives the tokens', async (t)
   const tokens = await exchangeCode(endpoints, CLIENT, code, codeVerifier, 'https://hub.local/connect/volvo', Date.now());
   assert.equal(tokens.refreshToken, sim.validRefreshToken);
   await assert.rejects(exchangeCode(endpoints, CLIENT, code, codeVerifier, 'https://hub.local/connect/volvo', Date.now()), /Volvo refused the login/);
+});
+
+test('Volvo: the owner\'s browser on the login page comes back to the hub with a code for the exchange, or with access_denied; the tokens list the account\'s cars', async (t) => {
+  const { sim, url, ca } = await setup(t);
+  const endpoints = { authUrl: url, apiUrl: url, ca };
+  const back = 'https://hub.local/connect/token-1/callback';
+  const { url: page, codeVerifier } = authorizeUrl(endpoints, CLIENT.clientId, back, 'state-2');
+  const trust = { ca, rejectUnauthorized: true };
+  const browse = (target: string) => new Promise<{ status: number; location: string }>((resolve, reject) => {
+    https.get(target, trust, (res) => {
+      res.resume();
+      resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? '') });
+    }).on('error', reject);
+  });
+  const approved = await browse(page);
+  assert.equal(approved.status, 302);
+  const answer = new URL(approved.location);
+  assert.equal(`${answer.origin}${answer.pathname}`, back);
+  assert.equal(answer.searchParams.get('state'), 'state-2');
+  const tokens = await exchangeCode(endpoints, CLIENT, answer.searchParams.get('code')!, codeVerifier, back, Date.now());
+  assert.deepEqual(await volvoVehicles(endpoints, CLIENT, tokens.accessToken), [VIN]);
+
+  sim.loginDeclined = true;
+  const declined = new URL((await browse(authorizeUrl(endpoints, CLIENT.clientId, back, 'state-3').url)).location);
+  assert.deepEqual([declined.searchParams.get('error'), declined.searchParams.get('state'), declined.searchParams.get('code')], ['access_denied', 'state-3', null]);
+  // Another application's client id is not sent back anywhere.
+  assert.equal((await browse(authorizeUrl(endpoints, 'someone-else', back, 'state-4').url)).status, 400);
 });
 
 test('Volvo: a car imported without its login (an export leaves it out) asks for one and calls Volvo not at all', async (t) => {
