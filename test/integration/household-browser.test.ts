@@ -6,14 +6,14 @@
 // Without Chromium it is skipped, and under CI=true it fails (test/support/peers.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createApp } from '../../src/api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type ApiSettings } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
@@ -26,12 +26,9 @@ import { POINT_MS } from '../../src/store/household-series.ts';
 import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
 import { silentLogger } from '../../src/log.ts';
 import { skipWithout } from '../support/peers.ts';
+import { launchChromium, recordingPage } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const skip = skipWithout('chromium');
-const WAIT_MS = 15_000;
 const ARTEFACTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), '.test-artefacts', 'household');
 const PV_CARPORT = '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f02';
 const THERMOSTAT = '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b03';
@@ -80,23 +77,10 @@ async function startHub(t: TestContext) {
   return { store, events, key, url: settings.publicUrl, api, clock };
 }
 
-async function launch(t: TestContext): Promise<Browser> {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (listed in .ci/apt-packages)`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: WAIT_MS });
-  t.after(() => browser.close());
-  return browser;
-}
+const launch = launchChromium;
 
-async function newPage(browser: Browser, t: TestContext, options: { width: number; height: number; colorScheme: 'light' | 'dark'; locale?: string }) {
-  const context = await browser.newContext({ viewport: { width: options.width, height: options.height }, colorScheme: options.colorScheme, locale: options.locale ?? 'en-GB' });
-  t.after(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
-  });
-  return { page, errors };
+function newPage(browser: Browser, t: TestContext, options: { width: number; height: number; colorScheme: 'light' | 'dark'; locale?: string }) {
+  return recordingPage(browser, t, { viewport: { width: options.width, height: options.height }, colorScheme: options.colorScheme, locale: options.locale ?? 'en-GB' });
 }
 
 async function signIn(page: Page, url: string, key: string): Promise<void> {

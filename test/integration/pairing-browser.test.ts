@@ -6,14 +6,13 @@
 // Without Chromium it is skipped, and under CI=true it fails (test/support/peers.ts).
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EventEmitter } from 'node:events';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createApp } from '../../src/api/app.ts';
 import { pairingRoutes } from '../../src/api/pairing/routes.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type ApiSettings } from '../../src/api/deps.ts';
@@ -23,12 +22,9 @@ import { storedStateRuntime } from '../../src/runtime/live.ts';
 import { silentLogger } from '../../src/log.ts';
 import { GOOD_SERIAL, TestProber } from '../support/pairing.ts';
 import { skipWithout } from '../support/peers.ts';
+import { launchChromium, recordingPage } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const skip = skipWithout('chromium');
-const WAIT_MS = 15_000;
 const DARK_BG = 'rgb(15, 20, 25)';
 const LIGHT_BG = 'rgb(244, 246, 248)';
 
@@ -99,25 +95,11 @@ async function startHub(t: TestContext) {
   return { deps, store, clock, settings, connect };
 }
 
-async function launch(t: TestContext): Promise<Browser> {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (listed in .ci/apt-packages)`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: WAIT_MS });
-  t.after(() => browser.close());
-  return browser;
-}
+const launch = launchChromium;
 
 /** A fresh page that records the console errors Chromium reports (CSP violations among them). */
-async function newPage(browser: Browser, t: TestContext, options: { colorScheme?: 'dark' | 'light' } = {}) {
-  const context = await browser.newContext(options.colorScheme ? { colorScheme: options.colorScheme } : {});
-  t.after(() => context.close());
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT_MS);
-  const errors: string[] = [];
-  page.on('console', (message) => {
-    // The browser's own favicon request is not the page's doing.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
-  });
-  return { page, errors };
+function newPage(browser: Browser, t: TestContext, options: { colorScheme?: 'dark' | 'light' } = {}) {
+  return recordingPage(browser, t, options.colorScheme ? { colorScheme: options.colorScheme } : {});
 }
 
 // Expressions evaluated in the page (strings: the project's TypeScript has no DOM library).
