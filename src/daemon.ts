@@ -343,6 +343,9 @@ export class Daemon {
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);
+    // Cars are connected through the family that logs in to their makers' clouds (one does).
+    const connector = this.families.find((family) => family.connector)?.connector;
+    if (connector) deps.vehicles = connector;
     this.health = new HealthMonitor(this.store.db, this.store.storage);
     this.health.start();
     for (const family of this.families) family.watch?.(this.metrics, this.health, () => clock.now());
@@ -405,7 +408,11 @@ export class Daemon {
     // Before the last telemetry write below, which takes the 5 minutes under way with it.
     this.householdSeries?.stop();
     this.health?.stop();
-    for (const family of this.families) if (!family.stopsBeforeServer) await family.runtime.stop();
+    for (const family of this.families) {
+      // Logins in progress first: a login finishing now would add a car to a hub going down.
+      family.connector?.stop();
+      if (!family.stopsBeforeServer) await family.runtime.stop();
+    }
     this.families = [];
     this.publisher?.stop();
     await this.homeAssistant?.stop();

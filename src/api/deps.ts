@@ -4,6 +4,7 @@ import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from '../runtime/pairing-prober.ts';
+import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
 import type { HouseholdSource } from './household/live.ts';
 
@@ -41,6 +42,8 @@ export interface ApiDeps {
   settings: ApiSettings;
   /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
   pairing?: ChargerProber;
+  /** Runs the makers' logins for the vehicle connect page; without it no car maker can be connected. */
+  vehicles?: VehicleConnector;
   /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */
   authFailures?: AuthFailures;
   /** The household page's live stream (the daemon's events and flows); without it /home/live is a 404. */

@@ -44,9 +44,14 @@ export class DefinitionRegistry<D extends RegisteredDefinition> {
     return [...this.definitions.values()];
   }
 
+  /**
+   * The definitions' makers become available vendors, except cars: a car maker is available where a
+   * partner's app can connect it (POST /connections/vehicles), which is the cloud family's connect
+   * page; a car read through a bridge (TeslaMate, CarConnectivity) is added by the installer.
+   */
   registerVendors(catalog: VendorCatalog): void {
     for (const definition of this.definitions.values()) {
-      for (const { domain, code } of definition.vendors) catalog.registerVendor(domain, code);
+      for (const { domain, code } of definition.vendors) if (domain !== 'vehicles') catalog.registerVendor(domain, code);
     }
   }
 }

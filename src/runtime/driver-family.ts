@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandExecutor } from './commands/executor.ts';
 import type { ChargerProber } from './pairing-prober.ts';
+import type { VehicleConnector } from './vehicle-connector.ts';
 import type { HealthMonitor } from './observability/health.ts';
 import type { MetricsRegistry } from './observability/metrics.ts';
 
@@ -35,6 +36,8 @@ export interface RunningFamily {
   readonly executor: CommandExecutor;
   /** Pairs chargers of this family, when this configuration offers it. */
   readonly prober?: ChargerProber | undefined;
+  /** Connects cars through their makers' logins (the vehicle connect page); stopped with the family. */
+  readonly connector?: VehicleConnector | undefined;
   /**
    * Stopped before the HTTP server closes, because its connections ride on the server (OCPP's
    * WebSockets: the server's close waits for every socket, upgraded ones too); the others stop after

@@ -13,7 +13,7 @@ import { TariffLedgerRepository } from './tariff-ledger.ts';
 import { HubScheduleRepository } from './hub-schedules.ts';
 import { StorageHealth } from './storage-health.ts';
 import { dirname } from 'node:path';
-import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
+import { stampedStaticData, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
 export class Store {
@@ -123,6 +123,24 @@ export class Store {
         this.ocpp.setCredential({ chargePointId: String(split.binding['chargePointId']), deviceId: device.id, passwordHash: split.passwordHash }, nowMs);
       }
       this.devices.save([device]);
+      return true;
+    })();
+  }
+
+  /**
+   * Ends a vehicle connect session with its car, in one transaction: the car added, or (the same car
+   * connected again by its owner) its binding replaced by the new login. False when the session was
+   * used or expired meanwhile (nothing changed).
+   */
+  completeVehicleConnect(token: string, nowMs: number, car: { add: DeviceRecord } | { renew: string; driver: DriverBinding }): boolean {
+    return this.db.transaction(() => {
+      if (!this.connectSessions.consume(token, nowMs)) return false;
+      if ('add' in car) {
+        car.add.staticData = stampedStaticData(car.add, undefined, nowMs);
+        this.devices.save([car.add]);
+      } else if (!this.devices.updateDriver(car.renew, car.driver)) {
+        throw new Error('the car to renew is gone');
+      }
       return true;
     })();
   }

@@ -1,6 +1,7 @@
 // The shape of the pairing page's words (Messages) and the languages it speaks. Its own file so that
 // messages.ts and each language's file import it without importing each other.
 import type { ProbeErrorCode } from '../../runtime/pairing-prober.ts';
+import type { VehicleLoginError } from '../../runtime/vehicle-connector.ts';
 
 export type Lang = 'en' | 'de' | 'fr';
 
@@ -36,5 +37,40 @@ export interface Messages {
   badRequest: { heading: string; body: string };
   tooLarge: { heading: string; body: string };
   failure: { heading: string; body: string };
+  /** The vehicle connect page's own words (the maker's login, its code, the choice of car). */
+  vehicle: VehicleMessages;
+  /** Per vendor code (chargers and car makers), keyed by the field names of its form. */
   vendors: Partial<Record<string, VendorText>>;
+}
+
+export interface VehicleMessages {
+  heading(vendorName: string): string;
+  /** The login form's button. */
+  login(vendorName: string): string;
+  /** Login failures; TAKEN: the car is another user's on this hub. */
+  failed: Record<VehicleLoginError | 'TAKEN', string>;
+  /** BMW's device code: what the owner does with it, while the page waits. */
+  code: {
+    heading(vendorName: string): string;
+    steps(vendorName: string): string[];
+    codeLabel: string;
+    open(vendorName: string): string;
+    waiting: string;
+    checkNow: string;
+  };
+  /** On the way to the maker's login page. */
+  redirect: { heading(vendorName: string): string; body(vendorName: string): string; continue(vendorName: string): string };
+  /** Logged in: which car, at which charger. */
+  choose: {
+    heading: string;
+    body(vendorName: string): string;
+    car: string;
+    charger: string;
+    chargerHelp: string;
+    noCharger: string;
+    add: string;
+    /** Shown when the car is already on the hub for this user: connecting renews its login. */
+    renew: string;
+  };
+  notSupported: { heading: string; body(vendorName: string): string };
 }

@@ -13,6 +13,20 @@ const OCPP_FIELDS_DE = {
   },
 };
 
+const BMW_CLIENT_ID_DE = {
+  label: 'CarData-Client-ID',
+  help: 'Wird im Bereich CarData des Portals angezeigt, nachdem Sie sie erstellt haben.',
+  invalid: 'Die Client-ID ist die, die das Portal zeigt, z. B. 1a2b3c4d-….',
+};
+
+/** BMW CarData, für BMW und MINI gleich; nur der Name des Portals unterscheidet sich. */
+const BMW_STEPS_DE = (portal: string) => [
+  `Mit BMW CarData kann der Hub Ihr Auto lesen (in der EU zugelassene Autos). Öffnen Sie im Webportal ${portal} den Bereich CarData, erstellen Sie eine CarData-Client-ID, `
+    + 'beantragen Sie dort den Zugang zur CarData API, warten Sie eine Minute und beantragen Sie dann den Zugang zum CarData Stream.',
+  'Wählen Sie in der Konfiguration des Datenstreams Ladestand, Reichweite, Ladestatus, Stecker, Ladeleistung und Kilometerstand aus (die Dokumentation des Hubs nennt die Schlüssel). Authentifizieren Sie dort kein Gerät: Das erledigt der Hub.',
+  'Geben Sie dann unten die Client-ID ein und melden Sie sich an.',
+];
+
 export const de: Messages = {
   hubName: 'Home Energy Hub',
   heading: (vendor) => `${vendor} Ladestation verbinden`,
@@ -44,7 +58,7 @@ export const de: Messages = {
   },
   used: {
     heading: 'Link bereits verwendet',
-    body: 'Dieser Verbindungslink wurde bereits verwendet. Um eine weitere Ladestation zu verbinden, starten Sie erneut in Ihrer App.',
+    body: 'Dieser Verbindungslink wurde bereits verwendet. Um eine weitere Ladestation oder ein weiteres Auto zu verbinden, starten Sie erneut in Ihrer App.',
   },
   expired: {
     heading: 'Link abgelaufen',
@@ -54,7 +68,71 @@ export const de: Messages = {
   badRequest: { heading: 'Formular nicht verstanden', body: 'Das Formular konnte nicht gelesen werden. Bitte laden Sie die Seite neu und versuchen Sie es erneut.' },
   tooLarge: { heading: 'Zu viele Daten', body: 'Das Formular hat mehr Daten gesendet, als der Hub annimmt. Bitte laden Sie die Seite neu und versuchen Sie es erneut.' },
   failure: { heading: 'Etwas ist schiefgegangen', body: 'Der Hub konnte diesen Schritt nicht abschließen. Bitte versuchen Sie es gleich noch einmal.' },
+  vehicle: {
+    heading: (vendor) => `Ihren ${vendor} verbinden`,
+    login: (vendor) => `Mit ${vendor} anmelden`,
+    failed: {
+      REFUSED: 'Der Hersteller hat diese Angaben abgelehnt. Bitte prüfen Sie Ihre Eingaben so, wie das Portal des Herstellers sie zeigt.',
+      DECLINED: 'Die Anmeldung wurde abgelehnt oder nicht abgeschlossen. Bitte versuchen Sie es erneut.',
+      EXPIRED: 'Der Code ist abgelaufen, bevor er eingegeben wurde. Bitte melden Sie sich erneut an, um einen neuen Code zu erhalten.',
+      UNREACHABLE: 'Der Dienst des Herstellers hat nicht geantwortet. Bitte versuchen Sie es gleich noch einmal.',
+      NO_CAR: 'In diesem Konto wurde kein Auto gefunden, das dieser Hub lesen kann (oder nicht das, nach dem Ihre App gefragt hat).',
+      QUOTA: 'Das Tageskontingent an Abrufen beim Hersteller ist aufgebraucht. Bitte versuchen Sie es morgen erneut.',
+      TAKEN: 'Dieses Auto ist bereits mit dem Konto eines anderen Benutzers verbunden und kann hier nicht hinzugefügt werden.',
+    },
+    code: {
+      heading: (vendor) => `Anmeldung bei ${vendor} bestätigen`,
+      steps: (vendor) => [
+        `Öffnen Sie mit der Schaltfläche unten die Anmeldeseite von ${vendor} (auf diesem oder einem anderen Gerät), melden Sie sich mit Ihrem ${vendor}-Konto an und geben Sie diesen Code ein:`,
+      ],
+      codeLabel: 'Ihr Code',
+      open: (vendor) => `Seite von ${vendor} öffnen`,
+      waiting: 'Diese Seite geht von selbst weiter, sobald Sie den Code bestätigt haben.',
+      checkNow: 'Jetzt prüfen',
+    },
+    redirect: {
+      heading: (vendor) => `Weiter zu ${vendor}`,
+      body: (vendor) => `Sie werden zur Anmeldeseite von ${vendor} weitergeleitet. Nach der Anmeldung schickt ${vendor} Sie hierher zurück.`,
+      continue: (vendor) => `Weiter zu ${vendor}`,
+    },
+    choose: {
+      heading: 'Ihr Auto hinzufügen',
+      body: (vendor) => `Sie sind bei ${vendor} angemeldet. Der Hub liest von dort Ladestand, Reichweite und Steckerstatus des Autos.`,
+      car: 'Auto',
+      charger: 'Lädt an',
+      chargerHelp: 'Der Hersteller lässt den Hub das Laden nicht starten oder stoppen; der Hub tut es an dieser Ladestation.',
+      noCharger: 'Später wählen',
+      add: 'Auto hinzufügen',
+      renew: 'Dieses Auto ist bereits auf diesem Hub: Erneutes Hinzufügen erneuert seine Anmeldung.',
+    },
+    notSupported: {
+      heading: 'Dieses Auto kann nicht verbunden werden',
+      body: (vendor) => `Dieser Hub kann keine Autos von ${vendor} verbinden.`,
+    },
+  },
   vendors: {
+    BMW: {
+      instructions: () => BMW_STEPS_DE('MyBMW'),
+      fields: { clientId: BMW_CLIENT_ID_DE },
+    },
+    MINI: {
+      instructions: () => BMW_STEPS_DE('MyMINI'),
+      fields: { clientId: BMW_CLIENT_ID_DE },
+    },
+    VOLVO: {
+      instructions: (hints) => [
+        'Volvo lässt den Hub Ihr Auto über seine offizielle API lesen. Registrieren Sie sich einmalig auf developer.volvocars.com mit der E-Mail-Adresse Ihrer Volvo ID '
+          + 'und legen Sie eine API-Anwendung an: Sie hat einen VCC API Key, eine Client-ID und ein Client-Secret.',
+        `Wählen Sie in der Anwendung die Scopes openid, conve:vehicle_relation, conve:odometer_status und energy:state:read, tragen Sie ${hints['callbackUrl'] ?? 'die Rückrufadresse dieses Hubs'} `
+          + 'als Redirect-URI ein und veröffentlichen Sie die Anwendung.',
+        'Geben Sie dann unten Key, Client-ID und Secret ein und melden Sie sich mit Ihrer Volvo ID an.',
+      ],
+      fields: {
+        vccApiKey: { label: 'VCC API Key', help: 'Der API-Schlüssel der Anwendung (primär oder sekundär), von developer.volvocars.com.', invalid: 'Der VCC API Key besteht aus Buchstaben und Ziffern.' },
+        clientId: { label: 'Client-ID', help: 'Die OAuth-Client-ID der Anwendung.', invalid: 'Die Client-ID ist ungültig.' },
+        clientSecret: { label: 'Client-Secret', help: 'Das OAuth-Client-Secret der Anwendung. Der Hub bewahrt es auf und zeigt es nie wieder an.', invalid: 'Das Client-Secret ist ungültig.' },
+      },
+    },
     ZAPTEC: {
       instructions: (hints) => [
         'Im Zaptec Portal muss die Ladestation in einer Installation vom Typ „Operator“ sein, und Ihre Benutzergruppe braucht „Allow OCPP 1.6J“. '

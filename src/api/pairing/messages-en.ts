@@ -13,6 +13,20 @@ const OCPP_FIELDS_EN = {
   },
 };
 
+const BMW_CLIENT_ID_EN = {
+  label: 'CarData client id',
+  help: 'Shown in the CarData section of the portal after you created it.',
+  invalid: 'The client id is the one the portal shows, e.g. 1a2b3c4d-….',
+};
+
+/** BMW CarData, the same for BMW and MINI; only the portal's name differs. */
+const BMW_STEPS_EN = (portal: string) => [
+  `BMW CarData lets the hub read your car (cars registered in the EU). In the ${portal} web portal, open the CarData section, create a CarData client id, `
+    + 'press "Request access to CarData API", wait a minute, then press "Request access to CarData Stream".',
+  'Under "Configure data stream", tick the charge level, range, charging status, plug, charging power and mileage keys (the hub\'s documentation lists them). Do not press "Authenticate device".',
+  'Then enter the client id below and log in.',
+];
+
 export const en: Messages = {
   hubName: 'Home energy hub',
   heading: (vendor) => `Connect your ${vendor} charger`,
@@ -44,7 +58,7 @@ export const en: Messages = {
   },
   used: {
     heading: 'Link already used',
-    body: 'This connection link has already been used. To connect another charger, start again from your app.',
+    body: 'This connection link has already been used. To connect another charger or car, start again from your app.',
   },
   expired: {
     heading: 'Link expired',
@@ -54,7 +68,71 @@ export const en: Messages = {
   badRequest: { heading: 'Form not understood', body: 'The form could not be read. Please reload the page and try again.' },
   tooLarge: { heading: 'Too much data', body: 'The form sent more data than the hub accepts. Please reload the page and try again.' },
   failure: { heading: 'Something went wrong', body: 'The hub could not complete this step. Please try again in a moment.' },
+  vehicle: {
+    heading: (vendor) => `Connect your ${vendor}`,
+    login: (vendor) => `Log in with ${vendor}`,
+    failed: {
+      REFUSED: 'The maker refused these details. Please check what you entered, as it is shown in the maker\'s portal.',
+      DECLINED: 'The login was declined or not finished. Please try again.',
+      EXPIRED: 'The code ran out before it was entered. Please log in again for a new code.',
+      UNREACHABLE: 'The maker\'s service did not answer. Please try again in a moment.',
+      NO_CAR: 'No car this hub can read was found on this account (or not the one your app asked for).',
+      QUOTA: 'The maker\'s limit of calls for today is used up. Please try again tomorrow.',
+      TAKEN: 'This car is already connected to another user\'s account, so it cannot be added here.',
+    },
+    code: {
+      heading: (vendor) => `Confirm the login at ${vendor}`,
+      steps: (vendor) => [
+        `Open ${vendor}'s login page with the button below (on this or another device), sign in with your ${vendor} account and enter this code:`,
+      ],
+      codeLabel: 'Your code',
+      open: (vendor) => `Open ${vendor}'s page`,
+      waiting: 'This page moves on by itself once you have confirmed the code.',
+      checkNow: 'Check now',
+    },
+    redirect: {
+      heading: (vendor) => `On to ${vendor}`,
+      body: (vendor) => `You are being sent to ${vendor}'s login page. After you have logged in, ${vendor} sends you back here.`,
+      continue: (vendor) => `Continue to ${vendor}`,
+    },
+    choose: {
+      heading: 'Add your car',
+      body: (vendor) => `You are logged in with ${vendor}. The hub reads the car's charge level, range and plug state from there.`,
+      car: 'Car',
+      charger: 'Charges at',
+      chargerHelp: 'The car\'s maker does not let the hub start or stop charging; the hub does it at this charger.',
+      noCharger: 'Choose later',
+      add: 'Add the car',
+      renew: 'This car is already on this hub: adding it again renews its login.',
+    },
+    notSupported: {
+      heading: 'This car cannot be connected',
+      body: (vendor) => `This hub cannot connect ${vendor} cars.`,
+    },
+  },
   vendors: {
+    BMW: {
+      instructions: () => BMW_STEPS_EN('MyBMW'),
+      fields: { clientId: BMW_CLIENT_ID_EN },
+    },
+    MINI: {
+      instructions: () => BMW_STEPS_EN('MyMINI'),
+      fields: { clientId: BMW_CLIENT_ID_EN },
+    },
+    VOLVO: {
+      instructions: (hints) => [
+        'Volvo lets the hub read your car through its official API. Register once at developer.volvocars.com with the e-mail address of your Volvo ID '
+          + 'and create an API application: it has a VCC API key, a client id and a client secret.',
+        `In the application, choose the scopes openid, conve:vehicle_relation, conve:odometer_status and energy:state:read, enter ${hints['callbackUrl'] ?? 'this hub\'s callback address'} `
+          + 'as its redirect URI, and publish the application.',
+        'Then enter its key, client id and secret below and log in with your Volvo ID.',
+      ],
+      fields: {
+        vccApiKey: { label: 'VCC API key', help: 'The application\'s API key (primary or secondary), from developer.volvocars.com.', invalid: 'The VCC API key is letters and digits.' },
+        clientId: { label: 'Client id', help: 'The application\'s OAuth client id.', invalid: 'The client id is not valid.' },
+        clientSecret: { label: 'Client secret', help: 'The application\'s OAuth client secret. The hub keeps it and never shows it again.', invalid: 'The client secret is not valid.' },
+      },
+    },
     ZAPTEC: {
       instructions: (hints) => [
         'In the Zaptec Portal, the charger must be in an installation of type Operator, and your user group needs "Allow OCPP 1.6J". '

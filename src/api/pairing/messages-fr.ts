@@ -13,6 +13,20 @@ const OCPP_FIELDS_FR = {
   },
 };
 
+const BMW_CLIENT_ID_FR = {
+  label: 'Identifiant client CarData',
+  help: 'Affiché dans la section CarData du portail après sa création.',
+  invalid: 'L’identifiant client est celui qu’affiche le portail, p. ex. 1a2b3c4d-….',
+};
+
+/** BMW CarData, identique pour BMW et MINI ; seul le nom du portail change. */
+const BMW_STEPS_FR = (portal: string) => [
+  `BMW CarData permet au hub de lire votre voiture (voitures immatriculées dans l’UE). Dans le portail web ${portal}, ouvrez la section CarData, créez un identifiant client CarData, `
+    + 'demandez-y l’accès à l’API CarData, attendez une minute, puis demandez l’accès au flux (stream) CarData.',
+  'Dans la configuration du flux de données, cochez le niveau de charge, l’autonomie, l’état de charge, la prise, la puissance de charge et le kilométrage (la documentation du hub donne les clés). N’y authentifiez aucun appareil : le hub s’en charge.',
+  'Saisissez ensuite l’identifiant client ci-dessous et connectez-vous.',
+];
+
 export const fr: Messages = {
   hubName: 'Hub énergie domestique',
   heading: (vendor) => `Connecter votre borne ${vendor}`,
@@ -44,7 +58,7 @@ export const fr: Messages = {
   },
   used: {
     heading: 'Lien déjà utilisé',
-    body: 'Ce lien de connexion a déjà été utilisé. Pour connecter une autre borne, recommencez depuis votre application.',
+    body: 'Ce lien de connexion a déjà été utilisé. Pour connecter une autre borne ou une autre voiture, recommencez depuis votre application.',
   },
   expired: {
     heading: 'Lien expiré',
@@ -54,7 +68,71 @@ export const fr: Messages = {
   badRequest: { heading: 'Formulaire incompris', body: 'Le formulaire n’a pas pu être lu. Veuillez recharger la page et réessayer.' },
   tooLarge: { heading: 'Trop de données', body: 'Le formulaire a envoyé plus de données que le hub n’en accepte. Veuillez recharger la page et réessayer.' },
   failure: { heading: 'Une erreur est survenue', body: 'Le hub n’a pas pu terminer cette étape. Veuillez réessayer dans un instant.' },
+  vehicle: {
+    heading: (vendor) => `Connecter votre ${vendor}`,
+    login: (vendor) => `Se connecter avec ${vendor}`,
+    failed: {
+      REFUSED: 'Le constructeur a refusé ces informations. Vérifiez votre saisie telle que le portail du constructeur l’affiche.',
+      DECLINED: 'La connexion a été refusée ou n’a pas été terminée. Veuillez réessayer.',
+      EXPIRED: 'Le code a expiré avant d’être saisi. Connectez-vous à nouveau pour obtenir un nouveau code.',
+      UNREACHABLE: 'Le service du constructeur n’a pas répondu. Veuillez réessayer dans un instant.',
+      NO_CAR: 'Aucune voiture que ce hub sait lire n’a été trouvée sur ce compte (ou pas celle que votre application a demandée).',
+      QUOTA: 'Le quota d’appels du constructeur pour aujourd’hui est épuisé. Veuillez réessayer demain.',
+      TAKEN: 'Cette voiture est déjà connectée au compte d’un autre utilisateur ; elle ne peut pas être ajoutée ici.',
+    },
+    code: {
+      heading: (vendor) => `Confirmer la connexion chez ${vendor}`,
+      steps: (vendor) => [
+        `Ouvrez la page de connexion de ${vendor} avec le bouton ci-dessous (sur cet appareil ou un autre), connectez-vous avec votre compte ${vendor} et saisissez ce code :`,
+      ],
+      codeLabel: 'Votre code',
+      open: (vendor) => `Ouvrir la page de ${vendor}`,
+      waiting: 'Cette page avance d’elle-même dès que vous avez confirmé le code.',
+      checkNow: 'Vérifier maintenant',
+    },
+    redirect: {
+      heading: (vendor) => `Vers ${vendor}`,
+      body: (vendor) => `Vous êtes redirigé vers la page de connexion de ${vendor}. Une fois connecté, ${vendor} vous renvoie ici.`,
+      continue: (vendor) => `Continuer vers ${vendor}`,
+    },
+    choose: {
+      heading: 'Ajouter votre voiture',
+      body: (vendor) => `Vous êtes connecté chez ${vendor}. Le hub y lit le niveau de charge, l’autonomie et l’état de la prise de la voiture.`,
+      car: 'Voiture',
+      charger: 'Se recharge à',
+      chargerHelp: 'Le constructeur ne permet pas au hub de démarrer ou d’arrêter la charge ; le hub le fait à cette borne.',
+      noCharger: 'Choisir plus tard',
+      add: 'Ajouter la voiture',
+      renew: 'Cette voiture est déjà sur ce hub : l’ajouter à nouveau renouvelle sa connexion.',
+    },
+    notSupported: {
+      heading: 'Cette voiture ne peut pas être connectée',
+      body: (vendor) => `Ce hub ne peut pas connecter les voitures ${vendor}.`,
+    },
+  },
   vendors: {
+    BMW: {
+      instructions: () => BMW_STEPS_FR('MyBMW'),
+      fields: { clientId: BMW_CLIENT_ID_FR },
+    },
+    MINI: {
+      instructions: () => BMW_STEPS_FR('MyMINI'),
+      fields: { clientId: BMW_CLIENT_ID_FR },
+    },
+    VOLVO: {
+      instructions: (hints) => [
+        'Volvo permet au hub de lire votre voiture par son API officielle. Inscrivez-vous une fois sur developer.volvocars.com avec l’adresse e-mail de votre Volvo ID '
+          + 'et créez une application API : elle a une clé VCC API, un identifiant client et un secret client.',
+        `Dans l’application, choisissez les scopes openid, conve:vehicle_relation, conve:odometer_status et energy:state:read, saisissez ${hints['callbackUrl'] ?? 'l’adresse de retour de ce hub'} `
+          + 'comme URI de redirection, puis publiez l’application.',
+        'Saisissez ensuite ci-dessous la clé, l’identifiant et le secret, et connectez-vous avec votre Volvo ID.',
+      ],
+      fields: {
+        vccApiKey: { label: 'Clé VCC API', help: 'La clé API de l’application (primaire ou secondaire), sur developer.volvocars.com.', invalid: 'La clé VCC API se compose de lettres et de chiffres.' },
+        clientId: { label: 'Identifiant client', help: 'L’identifiant client OAuth de l’application.', invalid: 'L’identifiant client n’est pas valide.' },
+        clientSecret: { label: 'Secret client', help: 'Le secret client OAuth de l’application. Le hub le conserve et ne l’affiche plus jamais.', invalid: 'Le secret client n’est pas valide.' },
+      },
+    },
     ZAPTEC: {
       instructions: (hints) => [
         'Dans le Zaptec Portal, la borne doit faire partie d’une installation de type « Operator », et votre groupe d’utilisateurs doit avoir « Allow OCPP 1.6J ». '

@@ -18,7 +18,11 @@ export interface PageFrame {
   text: Messages;
 }
 
-function layout(frame: PageFrame, title: string, body: SafeHtml): string {
+/**
+ * The page around a body. `refresh`: a meta refresh's content (`3`, or `0;url=…`), for the pages that
+ * move on by themselves without a script (the CSP allows none).
+ */
+export function layout(frame: PageFrame, title: string, body: SafeHtml, refresh?: string): string {
   const colorScheme = frame.theme ?? 'light dark';
   return html`<!doctype html>
 <html lang="${frame.lang}"${frame.theme ? html` data-theme="${frame.theme}"` : ''}>
@@ -27,7 +31,7 @@ function layout(frame: PageFrame, title: string, body: SafeHtml): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="${colorScheme}">
 <meta name="referrer" content="no-referrer">
-<title>${title} · ${frame.text.hubName}</title>
+${refresh ? html`<meta http-equiv="refresh" content="${refresh}">\n` : ''}<title>${title} · ${frame.text.hubName}</title>
 <style>${STYLESHEET}</style>
 </head>
 <body>
@@ -44,7 +48,7 @@ export function vendorName(vendor: string): string {
   return VENDOR_NAMES[vendor] ?? vendor;
 }
 
-function vendorHeader(frame: PageFrame, vendor: string, heading: string): SafeHtml {
+export function vendorHeader(frame: PageFrame, vendor: string, heading: string): SafeHtml {
   return html`<header>
 <img src="/logos/${logoFileName(vendor)}" alt="" height="48">
 <div><p class="hub">${frame.text.hubName}</p><h1>${heading}</h1></div>
@@ -59,6 +63,10 @@ export interface FormPageInput {
   problems?: { field: string; problem: FieldProblem }[];
   /** A translated probe failure, shown above the form. */
   failure?: string;
+  /** The page's heading, when not the charger's. */
+  heading?: string;
+  /** The submit button's label and action, when not the charger's Connect (`pair`). */
+  submit?: { label: string; action: string };
 }
 
 function fieldId(name: string): string {
@@ -104,23 +112,24 @@ ${problem ? html`<p class="error" id="${id}-error">${message(field, problem)}</p
       .filter((f) => problemOf(f.name))
       .map((f) => html`<li><a href="#${fieldId(f.name)}">${message(f, problemOf(f.name)!)}</a></li>`)}</ul></div>`;
   }
-  const heading = text.heading(vendorName(input.vendor));
+  const heading = input.heading ?? text.heading(vendorName(input.vendor));
+  const submit = input.submit ?? { label: text.submit, action: 'pair' };
   const body = html`${vendorHeader(frame, input.vendor, heading)}
 ${(vendorText?.instructions(input.form.hints ?? {}) ?? []).map((p) => html`<p>${p}</p>`)}
 ${alert}
 <form method="post" action="/connect/${input.token}" novalidate>
 ${fields}
 <div class="actions">
-<button type="submit" name="action" value="pair" class="primary">${text.submit}</button>
+<button type="submit" name="action" value="${submit.action}" class="primary">${submit.label}</button>
 <button type="submit" name="action" value="cancel" class="secondary">${text.cancel}</button>
 </div>
 </form>`;
   return layout(frame, heading, body);
 }
 
-/** The page for a session whose vendor this hub cannot pair; its button returns to the app. */
-export function notSupportedPage(frame: PageFrame, token: string, vendor: string): string {
-  const { notSupported } = frame.text;
+/** The page for a session whose vendor this hub cannot pair (or connect); its button returns to the app. */
+export function notSupportedPage(frame: PageFrame, token: string, vendor: string, words?: { heading: string; body(vendorName: string): string }): string {
+  const notSupported = { ...frame.text.notSupported, ...words };
   const body = html`${vendorHeader(frame, vendor, notSupported.heading)}
 <p>${notSupported.body(vendorName(vendor))}</p>
 <form method="post" action="/connect/${token}">

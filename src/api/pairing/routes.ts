@@ -1,4 +1,5 @@
-// GET/POST /connect/{token}: the hub's own pairing page for a connect session. No API key: the
+// GET/POST /connect/{token}: the hub's own pairing page for a connect session (a car's session is
+// vehicle-flow.ts's, with the maker's login coming back to GET /connect/callback). No API key: the
 // unguessable token in the URL is the credential (only its hash is stored). The user fills in the
 // vendor's form; the hub probes the charger, adds it for the session's userId and sends the browser
 // back to redirectUrl with the outcome (outcome.ts). A failed probe keeps the session for another
@@ -16,6 +17,8 @@ import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
 import { pageHeaders } from './security.ts';
 import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from '../../runtime/pairing-prober.ts';
+import { VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
+import { VEHICLE_CALLBACK_PATH, vehicleFlow } from './vehicle-flow.ts';
 
 export interface PairingRouteOptions {
   /** How long a probe may take before the user is told the charger did not answer in time. */
@@ -159,11 +162,19 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     return running;
   };
 
+  // A car's session (its vendor a car maker's; the vendor codes of cars and chargers do not overlap).
+  const vehicles = vehicleFlow({ deps, log, frameOf, page, leave, remember, closedNow });
+  const isVehicle = (session: ConnectSession) => (VEHICLE_VENDORS as readonly string[]).includes(session.vendor);
+
+  // Before /connect/:token, which it would otherwise match.
+  app.get(VEHICLE_CALLBACK_PATH, (c) => vehicles.callback(c));
+
   app.get('/connect/:token', (c) => {
     const token = c.req.param('token');
     const found = lookup(token);
     if (found.state !== 'live') return closedPage(c, found);
     const { session } = found;
+    if (isVehicle(session)) return vehicles.show(c, token, session);
     const frame = frameOf(c, session);
     const form = formOf(session.vendor);
     if (!form) return page(c, 200, notSupportedPage(frame, token, session.vendor), session.redirectUrl);
@@ -185,7 +196,10 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     const frame = frameOf(c, session);
     const submitted = await readSubmission(c);
     const action = submitted?.['action'];
-    if (!submitted || (action !== 'pair' && action !== 'cancel' && action !== 'giveUp')) {
+    if (submitted && isVehicle(session) && (action === 'login' || action === 'add' || action === 'cancel' || action === 'giveUp')) {
+      return vehicles.submit(c, token, session, submitted);
+    }
+    if (!submitted || isVehicle(session) || (action !== 'pair' && action !== 'cancel' && action !== 'giveUp')) {
       return page(c, 400, messagePage(frame, frame.text.badRequest));
     }
     if (action === 'cancel') return leave(c, token, session, { status: 'CANCELLED' });

@@ -93,16 +93,18 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
     .add({
       method: 'post', path: '/connections/vehicles', operationId: 'connectVehicle', tag: 'Connections',
       summary: 'Start a session to connect a vehicle',
-      description: 'Returns the URL of the hub\'s own connect page for this session, where the owner logs in with the car\'s maker; '
-        + 'the hub adds the car for `userId` (the one with `vin` when given) and redirects to `redirectUrl` with the outcome appended '
-        + 'to its query, as for chargers. A session is single-use and expires. A vehicle vendor this hub cannot connect '
-        + '(`available-vendors` lists those it can under `vehicles`) is a 405 TELEMATICS_NOT_SUPPORTED.',
+      description: 'Returns the URL of the hub\'s own connect page for this session, where the owner logs in with the car\'s maker '
+        + '(BMW and MINI: BMW CarData, confirming a code on BMW\'s page; Volvo: the Volvo Cars API, logging in at Volvo ID) and '
+        + 'chooses the car (the one with `vin` when given) and the charger it charges at; the hub adds the car for `userId` (a car of '
+        + 'this user already on the hub gets its login renewed) and redirects to `redirectUrl` with `status=SUCCESS&vehicleId=<id>`, '
+        + '`status=CANCELLED` or `status=FAILED&error=<code>` appended to its query. A session is single-use and expires. A vehicle '
+        + 'vendor this hub cannot connect (`available-vendors` lists those it can under `vehicles`) is a 405 TELEMATICS_NOT_SUPPORTED.',
       query: ConnectQuery,
       body: VehicleConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'TELEMATICS_NOT_SUPPORTED', 'UNSUPPORTED_MEDIA_TYPE'],
     }, (_c, { query, body }) => {
-      // A maker is connectable once a family lists it under vehicles: that family serves its connect page.
+      // A maker is connectable when the family that logs in to its cloud lists it (src/driver-families.ts).
       if (!deps.vendors.isAvailable('vehicles', body.vendor)) {
         throw new ApiError('TELEMATICS_NOT_SUPPORTED', `This hub cannot connect ${body.vendor} vehicles`);
       }
