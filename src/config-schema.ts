@@ -77,7 +77,7 @@ export const ConfigSchema = z.strictObject({
     topicPrefix: z.string().regex(/^[^#+\s/][^#+\s]*$/, 'must be a topic without MQTT wildcards, spaces or a leading /').default('home-energy-hub/ha'),
   }).prefault({}),
   /**
-   * The makers' clouds cars are read from (docs/vehicles.md). The endpoints are BMW's own by default;
+   * The makers' clouds cars are read from (docs/drivers-cloud.md). The endpoints are BMW's own by default;
    * they are settings so that a test (or a proxy) can stand in. caFile: a CA to trust instead of the
    * public ones.
    */
