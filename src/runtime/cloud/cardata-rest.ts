@@ -5,8 +5,10 @@
 // https://api-cardata.bmwgroup.com, headers Authorization: Bearer <access token> and x-version: v1;
 // GET /customers/vehicles/mappings answering [{vin, mappedSince, mappingType}] (the cars of the account),
 // GET|POST /customers/containers, GET /customers/vehicles/{vin}/telematicData?containerId=… answering
-// {"telematicData": {<key>: {timestamp, unit, value}}} (evcc-io/evcc @b29b49e vehicle/bmw/cardata/api.go;
-// kvanbiesen/bmw-cardata-ha @21802199 cardata_api_documentation.md; TA2k/ioBroker.bmw #297). Old
+// {"telematicData": {<key>: {timestamp, unit, value}}}, GET /customers/vehicles/{vin}/basicData
+// answering BMW's VehicleDto {vin, brand, modelName, series, …} (evcc-io/evcc @b29b49e vehicle/bmw/cardata/api.go;
+// kvanbiesen/bmw-cardata-ha @21802199 cardata_api_documentation.md and swagger-customer-api-v1.json,
+// BMW's Swagger of the API; TA2k/ioBroker.bmw #297). Old
 // containers keep streaming duplicates (evcc #32314), hence one, reused by name.
 import { httpRequest, type HttpAnswer } from '../../transport/http-device.ts';
 import type { CardataEndpoints } from './cardata-oauth.ts';
@@ -22,9 +24,21 @@ function call(endpoints: CardataEndpoints, accessToken: string, method: 'GET' | 
   });
 }
 
+/** BMW CarData answered a call with an error: `status` and BMW's code (CU-429: the day's 50 calls are used up). */
+export class CardataRestRefused extends Error {
+  constructor(readonly status: number, readonly code: string, what: string) {
+    super(`BMW CarData refused ${what} (${code})`);
+    this.name = 'CardataRestRefused';
+  }
+
+  get quotaUsedUp(): boolean {
+    return this.status === 429 || this.code === 'CU-429';
+  }
+}
+
 function refused(answer: HttpAnswer, what: string): Error {
   const code = String(parseJson(answer)['exveErrorId'] ?? parseJson(answer)['code'] ?? `HTTP ${answer.status}`);
-  return new Error(`BMW CarData refused ${what} (${code})`);
+  return new CardataRestRefused(answer.status, code, what);
 }
 
 /**
@@ -39,6 +53,17 @@ export async function primaryVehicles(endpoints: CardataEndpoints, accessToken: 
   return mappings
     .filter((m): m is { vin: string; mappingType: string } => m && typeof m.vin === 'string' && m.mappingType === 'PRIMARY')
     .map((m) => m.vin);
+}
+
+/**
+ * The car's model name as BMW's basic data says it (its `modelName`), or null when
+ * it says none. One REST call of the day's 50.
+ */
+export async function vehicleModel(endpoints: CardataEndpoints, accessToken: string, vin: string): Promise<string | null> {
+  const answer = await call(endpoints, accessToken, 'GET', `/customers/vehicles/${encodeURIComponent(vin)}/basicData`);
+  if (answer.status !== 200) throw refused(answer, 'the car\'s basic data');
+  const model = parseJson(answer)['modelName'];
+  return typeof model === 'string' && model.trim() !== '' ? model.trim() : null;
 }
 
 /** The hub's container of `keys`: the one found by name, else a new one. */

@@ -94,6 +94,18 @@ export async function volvoVehicles(endpoints: VolvoEndpoints, client: VolvoClie
   return data.filter((car): car is { vin: string } => car && typeof car.vin === 'string').map((car) => car.vin);
 }
 
+/**
+ * The car's model as Volvo describes it (Connected Vehicle API v2 GET /vehicles/{vin}: {data: {vin,
+ * modelYear, descriptions: {model, …}, …}}, scope conve:vehicle_relation; thomasddn/volvo-cars-api
+ * @27b7c210 api.py async_get_vehicle_details, home-assistant/core's fixtures
+ * tests/components/volvo/fixtures/xc40_electric_2024/vehicle.json @9e2a38a5), or null when it names none.
+ */
+export async function volvoModel(endpoints: VolvoEndpoints, client: VolvoClient, accessToken: string, vin: string): Promise<string | null> {
+  const data = (await volvoRead(endpoints, client, accessToken, `/connected-vehicle/v2/vehicles/${encodeURIComponent(vin)}`))['data'];
+  const model = data && typeof data === 'object' ? (data as { descriptions?: { model?: unknown } }).descriptions?.model : undefined;
+  return typeof model === 'string' && model.trim() !== '' ? model.trim() : null;
+}
+
 /** One read of the API; the parsed answer, or the quota, refused-login or other error. */
 export async function volvoRead(endpoints: VolvoEndpoints, client: VolvoClient, accessToken: string, path: string): Promise<Record<string, unknown>> {
   const answer = await httpRequest(targetOf(endpoints.apiUrl, endpoints), {

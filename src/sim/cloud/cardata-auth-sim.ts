@@ -1,7 +1,8 @@
 // BMW's login service and CarData REST API as the hub meets them, over HTTPS (one server for both): the device authorization
 // grant with PKCE and the refresh of its tokens, laid out from BMW's CarData guide as mirrored in
 // kvanbiesen/bmw-cardata-ha @21802199 (const.py, cardata_api_documentation.md) and evcc-io/evcc
-// @b29b49e vehicle/bmw/cardata/oauth2.go. Tokens rotate as BMW's do: every refresh returns a new
+// @b29b49e vehicle/bmw/cardata/oauth2.go, its refusals of a poll as RFC 8628 §3.5 names them
+// (access_denied, expired_token). Tokens rotate as BMW's do: every refresh returns a new
 // refresh token and the one used is no longer taken (invalid_grant). The id token is the stream's
 // password, so a test's broker knows the passwords the sim hands out (`idTokens`).
 import { createHash, randomBytes } from 'node:crypto';
@@ -14,6 +15,8 @@ export interface CardataAuthSimOptions {
   idTokens: string[];
   /** The tokens' lifetime in seconds (BMW: 3600). */
   expiresInSeconds?: number;
+  /** The lifetime of a device and user code in seconds (`expires_in` of the device code answer; 300 here). */
+  deviceCodeExpiresInSeconds?: number;
 }
 
 export class CardataAuthSim extends HttpDeviceSim {
@@ -22,6 +25,8 @@ export class CardataAuthSim extends HttpDeviceSim {
   refreshes = 0;
   /** The owner has approved the user code on BMW's page. */
   approved = false;
+  /** The owner has declined on BMW's page: a poll answers access_denied (RFC 8628 §3.5). */
+  declined = false;
   /** The owner revoked the client id (unsubscribed it from the services): every refresh is refused. */
   revoked = false;
   private issued = 0;
@@ -29,12 +34,14 @@ export class CardataAuthSim extends HttpDeviceSim {
   /** The account's containers (BMW allows 10) and the car's values the REST API answers with. */
   readonly containers: { containerId: string; name: string; state: string; technicalDescriptors: string[] }[] = [];
   telematicData: Record<string, string | null> = {};
+  /** Per VIN, the car's basic data (GET /customers/vehicles/{vin}/basicData: BMW's VehicleDto); another VIN is 404. */
+  basicData: Record<string, Record<string, unknown>> = {};
   /** The cars mapped to the account (GET /customers/vehicles/mappings); only PRIMARY ones stream. */
   vehicleMappings: { vin: string; mappingType: 'PRIMARY' | 'SECONDARY' }[] = [];
   /** REST calls made (BMW allows 50 a day); over `restLimit`, CU-429. */
   restCalls = 0;
   restLimit = 50;
-  private readonly challenges = new Map<string, string>();
+  private readonly challenges = new Map<string, { challenge: string; expiresAtMs: number }>();
 
   constructor(private readonly options: CardataAuthSimOptions) {
     super();
@@ -49,18 +56,21 @@ export class CardataAuthSim extends HttpDeviceSim {
     if (request.path === '/gcdm/oauth/device/code') {
       if (form.get('code_challenge_method') !== 'S256' || !form.get('code_challenge')) return oauthError(400, 'invalid_request', 'PKCE required');
       const deviceCode = `device-${randomBytes(8).toString('hex')}`;
-      this.challenges.set(deviceCode, form.get('code_challenge')!);
+      const expiresIn = this.options.deviceCodeExpiresInSeconds ?? 300;
+      this.challenges.set(deviceCode, { challenge: form.get('code_challenge')!, expiresAtMs: Date.now() + expiresIn * 1000 });
       return json({
-        user_code: 'ABCD-EFGH', device_code: deviceCode, interval: 1, expires_in: 300,
+        user_code: 'ABCD-EFGH', device_code: deviceCode, interval: 1, expires_in: expiresIn,
         verification_uri: 'https://customer.bmwgroup.com/oneid/link', verification_uri_complete: 'https://customer.bmwgroup.com/oneid/link?user_code=ABCD-EFGH',
       });
     }
     if (request.path !== '/gcdm/oauth/token') return undefined;
     const grant = form.get('grant_type');
     if (grant === 'urn:ietf:params:oauth:grant-type:device_code') {
-      const challenge = this.challenges.get(form.get('device_code') ?? '');
-      if (!challenge) return oauthError(400, 'invalid_grant', 'unknown device code');
-      if (createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') !== challenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
+      const issued = this.challenges.get(form.get('device_code') ?? '');
+      if (!issued) return oauthError(400, 'invalid_grant', 'unknown device code');
+      if (createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') !== issued.challenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
+      if (Date.now() >= issued.expiresAtMs) return oauthError(400, 'expired_token', 'the device code has expired');
+      if (this.declined) return oauthError(400, 'access_denied', 'the user declined');
       if (!this.approved) return oauthError(400, 'authorization_pending', 'the user has not approved yet');
       this.challenges.delete(form.get('device_code')!);
       return this.tokens();
@@ -87,6 +97,11 @@ export class CardataAuthSim extends HttpDeviceSim {
       const container = { containerId: `container-${this.containers.length + 1}`, name: body.name, state: 'ACTIVE', technicalDescriptors: body.technicalDescriptors };
       this.containers.push(container);
       return json({ containerId: container.containerId, name: container.name }, 201);
+    }
+    const basic = /^\/customers\/vehicles\/([^/]+)\/basicData$/.exec(request.path);
+    if (basic && request.method === 'GET') {
+      const data = this.basicData[decodeURIComponent(basic[1]!)];
+      return data ? json(data) : { status: 404, body: JSON.stringify({ exveErrorId: 'CU-404', exveErrorMsg: 'vehicle not found' }) };
     }
     const telematic = /^\/customers\/vehicles\/([^/]+)\/telematicData$/.exec(request.path);
     if (telematic && request.method === 'GET') {

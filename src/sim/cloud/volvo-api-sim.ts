@@ -1,6 +1,7 @@
 // The Volvo Cars API as the hub meets it, over HTTPS: Volvo ID's token endpoint (authorization code
 // with PKCE, refresh with rotation), the Energy API v2 state and the Connected Vehicle API v2
-// odometer of one car, every call checked for its VCC API key (evcc-io/evcc @b29b49e
+// odometer of one car and its details (Connected Vehicle API v2 GET /vehicles/{vin}: {data: {vin,
+// modelYear, descriptions: {model, …}}}, thomasddn/volvo-cars-api @27b7c210 api.py), every call checked for its VCC API key (evcc-io/evcc @b29b49e
 // vehicle/volvo/connected/; Dielee/volvo2mqtt @f8b6f9cf). The answers are the test's (Home Assistant
 // core's fixtures). Faults: an exhausted daily quota, answered as Volvo does, 403 "Out of call volume
 // quota. Quota will be replenished in HH:MM:SS" (Dielee/volvo2mqtt #84); a revoked login.
@@ -16,6 +17,8 @@ export interface VolvoApiSimOptions {
   energyState: Record<string, unknown>;
   /** The odometer, as the library unwraps it ({odometer: {value, unit, timestamp}}); served in `data`. */
   odometer: Record<string, unknown>;
+  /** The car's details as the library unwraps them (Home Assistant's vehicle.json); served in `data`, with `vin`. */
+  vehicle?: Record<string, unknown>;
   expiresInSeconds?: number;
 }
 
@@ -57,6 +60,7 @@ export class VolvoApiSim extends HttpDeviceSim {
     }
     if (request.path === '/connected-vehicle/v2/vehicles') return json({ data: [{ vin: this.options.vin }] });
     if (request.path === `/energy/v2/vehicles/${this.options.vin}/state`) return json(this.energyState);
+    if (request.path === `/connected-vehicle/v2/vehicles/${this.options.vin}` && this.options.vehicle) return json({ data: { ...this.options.vehicle, vin: this.options.vin } });
     if (request.path === `/connected-vehicle/v2/vehicles/${this.options.vin}/odometer`) return json({ data: this.options.odometer });
     return undefined;
   }

@@ -1,27 +1,14 @@
 // BMW CarData's device-code login and the mapping of its telematic keys, against the login simulator.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { CardataAuthSim } from '../../../src/sim/cloud/cardata-auth-sim.ts';
-import { CardataLoginRefused, CardataPending, pollDeviceCode, refreshTokens, startDeviceCode, type CardataEndpoints } from '../../../src/runtime/cloud/cardata-oauth.ts';
+import { CardataLoginRefused, CardataPending, pollDeviceCode, refreshTokens, startDeviceCode } from '../../../src/runtime/cloud/cardata-oauth.ts';
 import { primaryVehicles } from '../../../src/runtime/cloud/cardata-rest.ts';
 import { vehicleFields } from '../../../src/runtime/cloud/definition.ts';
 import bmwCardata from '../../../drivers/cloud/bmw-cardata.ts';
-import { makeCertificates } from '../../support/tls.ts';
-
-async function loginService(t: TestContext): Promise<{ sim: CardataAuthSim; endpoints: CardataEndpoints }> {
-  const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cardata-')));
-  const sim = new CardataAuthSim({ clientId: 'client-1', gcid: 'gcid-1', idTokens: ['id-1'] });
-  await sim.start({ tls: { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) } });
-  t.after(() => sim.stop());
-  const url = `https://localhost:${sim.port}`;
-  return { sim, endpoints: { authUrl: url, apiUrl: url, streamUrl: 'mqtts://localhost:1', ca: readFileSync(certs.caFile, 'utf8') } };
-}
+import { cardataLoginService } from '../../support/cloud-sims.ts';
 
 test('the device-code login: a code for the owner, pending until approved, then tokens with the GCID (PKCE checked by the sim)', async (t) => {
-  const { sim, endpoints } = await loginService(t);
+  const { sim, endpoints } = await cardataLoginService(t);
   const start = await startDeviceCode(endpoints, 'client-1', Date.now());
   assert.equal(start.userCode, 'ABCD-EFGH');
   assert.match(start.verificationUriComplete ?? '', /user_code=ABCD-EFGH/);
@@ -37,7 +24,7 @@ test('the device-code login: a code for the owner, pending until approved, then 
 });
 
 test('the cars of the account: only those it is the primary user of, which are the ones CarData streams', async (t) => {
-  const { sim, endpoints } = await loginService(t);
+  const { sim, endpoints } = await cardataLoginService(t);
   sim.approved = true;
   const start = await startDeviceCode(endpoints, 'client-1', Date.now());
   const tokens = await pollDeviceCode(endpoints, 'client-1', start, Date.now());
@@ -48,7 +35,7 @@ test('the cars of the account: only those it is the primary user of, which are t
 });
 
 test('a refresh token is good once: the rotated one works, the used one is refused', async (t) => {
-  const { sim, endpoints } = await loginService(t);
+  const { sim, endpoints } = await cardataLoginService(t);
   const first = sim.validRefreshToken;
   const next = await refreshTokens(endpoints, 'client-1', first, 'gcid-1', Date.now());
   assert.notEqual(next.refreshToken, first);
@@ -57,7 +44,7 @@ test('a refresh token is good once: the rotated one works, the used one is refus
 });
 
 test('a login service whose certificate no trusted CA signed is refused before anything is sent', async (t) => {
-  const { sim, endpoints } = await loginService(t);
+  const { sim, endpoints } = await cardataLoginService(t);
   await assert.rejects(refreshTokens({ ...endpoints, ca: undefined }, 'client-1', sim.validRefreshToken, 'gcid-1', Date.now()), /certificate/i);
   assert.equal(sim.requests.length, 0);
 });

@@ -3,10 +3,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
-import https from 'node:https';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Store } from '../../../src/store/store.ts';
 import { prepareImport } from '../../../src/domain/import.ts';
 import { silentLogger } from '../../../src/log.ts';
@@ -15,9 +12,8 @@ import { CloudRuntime } from '../../../src/runtime/cloud/cloud-runtime.ts';
 import type { CloudStatus } from '../../../src/runtime/cloud/cloud-session.ts';
 import { authorizeUrl, exchangeCode, volvoVehicles } from '../../../src/runtime/cloud/volvo-api.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
-import { VolvoApiSim } from '../../../src/sim/cloud/volvo-api-sim.ts';
 import { vehicleDetail } from '../../../src/runtime/present.ts';
-import { makeCertificates } from '../../support/tls.ts';
+import { browse, volvoService } from '../../support/cloud-sims.ts';
 import { until } from '../support.ts';
 
 const VIN = 'YV1XZK9V0R0000001';
@@ -26,18 +22,13 @@ const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixture
 const CLIENT = { clientId: 'volvo-app', clientSecret: 'volvo-secret', vccApiKey: 'vcc-key-1' };
 
 async function setup(t: TestContext, energyState = fixture('xc40-energy-state.json'), expiresInSeconds?: number, withLogin = true) {
-  const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-volvo-')));
-  const ca = readFileSync(certs.caFile, 'utf8');
-  const sim = new VolvoApiSim({ ...CLIENT, vin: VIN, energyState, odometer: fixture('odometer.json'), expiresInSeconds });
-  await sim.start({ tls: { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) } });
-  t.after(() => sim.stop());
+  const { sim, url, ca } = await volvoService(t, { ...CLIENT, vin: VIN, energyState, odometer: fixture('odometer.json'), expiresInSeconds });
   const store = Store.open(':memory:');
   const prepared = prepareImport([{
     kind: 'vehicle', id: CAR, userId: 'u1', isOnline: false, staticData: { vendor: 'VOLVO', name: 'XC40' },
     driver: { type: 'volvo', vin: VIN, ...CLIENT, ...(withLogin ? { refreshToken: sim.validRefreshToken } : {}) },
   }], Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
-  const url = `https://localhost:${sim.port}`;
   const runtime = new CloudRuntime({
     store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(),
     endpoints: { volvo: { authUrl: url, apiUrl: url, ca } },
@@ -128,14 +119,7 @@ test('Volvo: the owner\'s browser on the login page comes back to the hub with a
   const endpoints = { authUrl: url, apiUrl: url, ca };
   const back = 'https://hub.local/connect/token-1/callback';
   const { url: page, codeVerifier } = authorizeUrl(endpoints, CLIENT.clientId, back, 'state-2');
-  const trust = { ca, rejectUnauthorized: true };
-  const browse = (target: string) => new Promise<{ status: number; location: string }>((resolve, reject) => {
-    https.get(target, trust, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: String(res.headers.location ?? '') });
-    }).on('error', reject);
-  });
-  const approved = await browse(page);
+  const approved = await browse(page, ca);
   assert.equal(approved.status, 302);
   const answer = new URL(approved.location);
   assert.equal(`${answer.origin}${answer.pathname}`, back);
@@ -144,10 +128,10 @@ test('Volvo: the owner\'s browser on the login page comes back to the hub with a
   assert.deepEqual(await volvoVehicles(endpoints, CLIENT, tokens.accessToken), [VIN]);
 
   sim.loginDeclined = true;
-  const declined = new URL((await browse(authorizeUrl(endpoints, CLIENT.clientId, back, 'state-3').url)).location);
+  const declined = new URL((await browse(authorizeUrl(endpoints, CLIENT.clientId, back, 'state-3').url, ca)).location);
   assert.deepEqual([declined.searchParams.get('error'), declined.searchParams.get('state'), declined.searchParams.get('code')], ['access_denied', 'state-3', null]);
   // Another application's client id is not sent back anywhere.
-  assert.equal((await browse(authorizeUrl(endpoints, 'someone-else', back, 'state-4').url)).status, 400);
+  assert.equal((await browse(authorizeUrl(endpoints, 'someone-else', back, 'state-4').url, ca)).status, 400);
 });
 
 test('Volvo: a car imported without its login (an export leaves it out) asks for one and calls Volvo not at all', async (t) => {
