@@ -26,6 +26,7 @@ import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
 import { CloudRuntime } from './runtime/cloud/cloud-runtime.ts';
+import { CloudConnector } from './runtime/cloud/cloud-connector.ts';
 import { builtInCloudDrivers } from '../drivers/cloud/index.ts';
 
 /** What a family is built from: the open store and the parts every family shares. */
@@ -108,18 +109,19 @@ const ocppFamily: DriverFamily = {
   },
 };
 
-/** Cars read from their makers' clouds (BMW CarData, the Volvo Cars API). Not offered as connectable vendors until the
- * connect flow walks an owner through the maker's login. */
+/** Cars read from their makers' clouds (BMW CarData, the Volvo Cars API). Their makers are the
+ * vehicle vendors partners can connect: the connector runs the makers' logins for the connect page. */
 const cloudFamily: DriverFamily = {
   name: 'cloud',
-  build({ config, store, log, clock, events }) {
+  build({ config, store, log, clock, events, vendors }) {
     const withCa = <T extends { caFile?: string | undefined }>({ caFile, ...rest }: T) => ({ ...rest, ...(caFile ? { ca: readFileSync(caFile, 'utf8') } : {}) });
-    const runtime = new CloudRuntime({
-      store, definitions: builtInCloudDrivers(), events, clock, log,
-      endpoints: { bmwCardata: withCa(config.cloud.bmwCardata), volvo: withCa(config.cloud.volvo) },
-    });
+    const endpoints = { bmwCardata: withCa(config.cloud.bmwCardata), volvo: withCa(config.cloud.volvo) };
+    const definitions = builtInCloudDrivers();
+    const runtime = new CloudRuntime({ store, definitions, events, clock, log, endpoints });
+    const connector = new CloudConnector({ definitions, endpoints, clock, log });
+    for (const vendor of connector.forms().keys()) vendors.registerVendor('vehicles', vendor);
     return {
-      name: 'cloud', runtime, executor: runtime,
+      name: 'cloud', runtime, executor: runtime, connector,
       // Nothing a restart cures: a car that needs its owner is a warning on /health, never a fault.
       watch: (_metrics, health) => health.watch({ stalled: () => null, warnings: () => runtime.attention() }),
     };

@@ -214,7 +214,7 @@ test('BMW: the owner enters the client id, confirms the code on BMW\'s page, cho
   const detail = await hub.api(`/vehicles/${vehicleId}`);
   assert.equal(detail.status, 200);
   const text = await detail.text();
-  assert.equal(JSON.parse(text).vin, BMW.vin);
+  assert.equal(JSON.parse(text).staticData.vin, BMW.vin);
   assert.doesNotMatch(text, /refresh|token/i);
 
   // The session is used: the page says so, and the same submission again lands on the same outcome.

@@ -41,7 +41,8 @@ const FIRST_PAGE = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } 
 
 export function vehicleFlow(kit: PageKit) {
   const { deps } = kit;
-  const callbackUrl = `${deps.settings.publicUrl}${VEHICLE_CALLBACK_PATH}`;
+  // Read at each use: the daemon learns its public address once it listens, after the routes exist.
+  const callbackUrlOf = () => `${deps.settings.publicUrl}${VEHICLE_CALLBACK_PATH}`;
   const formOf = (vendor: string) => deps.vehicles?.forms().get(vendor);
 
   const loginPage = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, form: PairingForm,
@@ -51,7 +52,7 @@ export function vehicleFlow(kit: PageKit) {
     // A secret (Volvo's client secret and API key) is never sent back: the owner enters it again.
     const values = extra.values && Object.fromEntries(Object.entries(extra.values).map(([name, value]) => [name, SECRET_FIELD.test(name) ? '' : value]));
     return kit.page(c, status, formPage(frame, {
-      token, vendor: session.vendor, form: { ...form, hints: { ...form.hints, callbackUrl } },
+      token, vendor: session.vendor, form: { ...form, hints: { ...form.hints, callbackUrl: callbackUrlOf() } },
       heading: frame.text.vehicle.heading(maker), submit: { label: frame.text.vehicle.login(maker), action: 'login' }, ...extra, values,
     }), session.redirectUrl);
   };
@@ -111,7 +112,7 @@ export function vehicleFlow(kit: PageKit) {
       const fields = Object.fromEntries(Object.entries(input.values).filter(([, value]) => value !== ''));
       let start;
       try {
-        start = await deps.vehicles.begin(token, { vendor: session.vendor, fields, callbackUrl, vin: session.vin });
+        start = await deps.vehicles.begin(token, { vendor: session.vendor, fields, callbackUrl: callbackUrlOf(), vin: session.vin });
       } catch (err) {
         if (!(err instanceof VehicleLoginFailed)) throw err;
         kit.log.info({ userId: session.userId, vendor: session.vendor, code: err.code }, 'vehicle login failed');
