@@ -140,8 +140,10 @@ export function vehicleFlow(kit: PageKit) {
     }
     // The charger chosen now, else the one the car was bound to before (a renewed login keeps it).
     const boundTo = chargerId || (typeof existing?.driver?.['chargerId'] === 'string' ? existing.driver['chargerId'] : '');
-    const driver: DriverBinding = { ...car.driver, ...(boundTo ? { chargerId: boundTo } : {}) };
     const now = Math.floor(deps.clock.now() / 1000) * 1000;
+    // loginAtMs: when the owner logged in. Cars of one maker account share the newest login
+    // (src/runtime/cloud/account-login.ts), so a renewed login takes over from an older one.
+    const driver: DriverBinding = { ...car.driver, loginAtMs: now, ...(boundTo ? { chargerId: boundTo } : {}) };
     let device: DeviceRecord;
     let done: boolean;
     if (existing) {
