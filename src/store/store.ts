@@ -13,7 +13,7 @@ import { TariffLedgerRepository } from './tariff-ledger.ts';
 import { HubScheduleRepository } from './hub-schedules.ts';
 import { StorageHealth } from './storage-health.ts';
 import { dirname } from 'node:path';
-import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
+import { stampedStaticData, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import { OCPP_BINDING, splitOcppBinding } from '../domain/ocpp-binding.ts';
 
 export class Store {
@@ -124,6 +124,16 @@ export class Store {
       }
       this.devices.save([device]);
       return true;
+    })();
+  }
+
+  /**
+   * New bindings for several devices at once, all or none: the cars of one maker account share a
+   * login whose refresh token rotates, so no car may keep a token its siblings have already spent.
+   */
+  updateDrivers(bindings: ReadonlyMap<string, DriverBinding>): void {
+    this.db.transaction(() => {
+      for (const [id, binding] of bindings) this.devices.updateDriver(id, binding);
     })();
   }
 
