@@ -52,8 +52,10 @@ export interface CardataStreamDeps extends CloudAccountDeps {
 const SESSION_TAKEN_OVER = 0x8e;
 
 export class CardataStream implements CloudAccountSession {
-  /** The account's one stream has one status, which each of its cars shows. */
+  /** The account's one stream has one status, which each of its cars shows (but one still joining it). */
   private state: StreamStatus = { state: 'connecting' };
+  /** Cars added to the open connection whose topic is not subscribed yet: 'connecting' until it is. */
+  private readonly joining = new Set<string>();
   private readonly login: AccountLogin<CardataTokens>;
   private client: MqttClient | undefined;
   private tokens: CardataTokens | undefined;
@@ -95,17 +97,19 @@ export class CardataStream implements CloudAccountSession {
   }
 
   status(id: string): StreamStatus | undefined {
-    return this.login.car(id) ? this.state : undefined;
+    if (!this.login.car(id)) return undefined;
+    return this.joining.has(id) ? { state: 'connecting' } : this.state;
   }
 
   add(device: DeviceRecord): void {
     const newLogin = this.login.add(device);
     this.latest.set(device.id, new Map());
-    this.deps.onStatus?.(device.id, this.state);
+    const client = this.client;
+    if (this.running && !newLogin && client && this.tokens) this.joining.add(device.id);
+    this.deps.onStatus?.(device.id, this.status(device.id)!);
     if (!this.running) return;
     // A newer login (a car connected again) replaces the account's: the stream starts over with it.
     if (newLogin) return this.restart();
-    const client = this.client;
     if (client && this.tokens) void this.join(client, this.tokens, device);
   }
 
@@ -115,6 +119,7 @@ export class CardataStream implements CloudAccountSession {
     this.login.remove(id);
     this.latest.delete(id);
     this.snapshotTried.delete(id);
+    this.joining.delete(id);
     this.deps.onStatus?.(id, { state: 'stopped' });
     const vin = device.driver?.['vin'];
     if (this.client && this.tokens && !this.login.devices().some((car) => car.driver?.['vin'] === vin)) {
@@ -176,6 +181,7 @@ export class CardataStream implements CloudAccountSession {
       const topics = [...new Set(this.login.devices().map((car) => `${tokens.gcid}/${String(car.driver?.['vin'])}`))];
       if (topics.length > 0) await client.subscribeAsync(topics, { qos: 1 });
       if (this.client !== client) return;
+      this.joining.clear();
       void this.snapshots(tokens);
       this.attempts = 0;
       this.setStatus({ state: 'streaming' });
@@ -194,6 +200,7 @@ export class CardataStream implements CloudAccountSession {
   private async join(client: MqttClient, tokens: CardataTokens, device: DeviceRecord): Promise<void> {
     try {
       await client.subscribeAsync(`${tokens.gcid}/${String(device.driver?.['vin'])}`, { qos: 1 });
+      if (this.client === client && this.joining.delete(device.id)) this.deps.onStatus?.(device.id, this.state);
       await this.snapshots(tokens);
     } catch (err) {
       // A connection lost meanwhile is made again with every car's topic.
