@@ -145,6 +145,16 @@ export class Store {
     })();
   }
 
+  /**
+   * New bindings for several devices at once, all or none: the cars of one maker account share a
+   * login whose refresh token rotates, so no car may keep a token its siblings have already spent.
+   */
+  updateDrivers(bindings: ReadonlyMap<string, DriverBinding>): void {
+    this.db.transaction(() => {
+      for (const [id, binding] of bindings) this.devices.updateDriver(id, binding);
+    })();
+  }
+
   close(): void {
     this.storage.stop();
     if (this.db.open) this.db.close();

@@ -1,7 +1,7 @@
 // A real MQTT broker for a test: mosquitto on a free loopback port when the binary is there (MQTT 5,
 // TLS), otherwise aedes embedded in the test process (MQTT 3.1.1 only). Never the machine's own.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,10 @@ export interface TestBroker {
   stop(): Promise<void>;
   /** Stops and starts again on the same port (a broker restart). */
   restart(): Promise<void>;
+  /** mosquitto's log lines so far (clients connecting, sessions taken over); aedes has none. */
+  readonly logLines?: readonly string[];
+  /** mosquitto's: emits 'line' with each new log line. */
+  readonly log?: EventEmitter;
 }
 
 export interface BrokerOptions {
@@ -72,6 +76,12 @@ async function startMosquitto(port: number, options: BrokerOptions): Promise<Tes
   const configFile = join(dir, 'mosquitto.conf');
   writeFileSync(configFile, `${lines.join('\n')}\n`);
   let child: ChildProcess | undefined;
+  const logLines: string[] = [];
+  const log = new EventEmitter();
+  const logLine = (line: string) => {
+    logLines.push(line);
+    log.emit('line', line);
+  };
 
   const start = async () => {
     const proc = spawn('mosquitto', ['-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -81,6 +91,7 @@ async function startMosquitto(port: number, options: BrokerOptions): Promise<Tes
       const timer = setTimeout(() => reject(new Error(`mosquitto did not start: ${output}`)), 10_000);
       const onLine = (line: string) => {
         output += `${line}\n`;
+        logLine(line);
         if (/Opening ipv4 listen socket on port/.test(line) || / running$/.test(line)) {
           clearTimeout(timer);
           resolve();
@@ -109,6 +120,8 @@ async function startMosquitto(port: number, options: BrokerOptions): Promise<Tes
     port,
     url: `${scheme}://${options.tls ? 'localhost' : '127.0.0.1'}:${port}`,
     supportsMqtt5: true,
+    logLines,
+    log,
     stop: async () => {
       await stopProc();
       rmSync(dir, { recursive: true, force: true });

@@ -1,20 +1,22 @@
-// The vehicles the hub reads from their makers' clouds (drivers/cloud/): one session per car (BMW's
-// stream, cardata-stream.ts; Volvo's polling, volvo-poller.ts), kept
-// in step with the stored devices like the other families' sessions. The makers' cloud APIs open to
-// private owners are read-only, so this family carries out no command: a car's charging commands go
-// through the charger it is bound to (the command worker), and this executor handles none.
+// The vehicles the hub reads from their makers' clouds (drivers/cloud/): one session per maker
+// account, serving that account's cars (BMW's stream, cardata-stream.ts; Volvo's polling,
+// volvo-poller.ts), kept in step with the stored devices like the other families' sessions: a car
+// added joins its account's session, a car deleted leaves it, and the last one closes it. The makers'
+// cloud APIs open to private owners are read-only, so this family carries out no command: a car's
+// charging commands go through the charger it is bound to (the command worker), and this executor
+// handles none.
 import type { Logger } from 'pino';
-import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { Store } from '../../store/store.ts';
 import { CommandFailure, type CommandExecutor } from '../commands/executor.ts';
-import { sessionTable, syncSessions } from '../driven-sync.ts';
+import { syncSessions, type SessionTable } from '../driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { StateWriter } from '../state-writer.ts';
 import { DeviceUnreachableError } from '../live.ts';
 import { BMW_CARDATA_ENDPOINTS, type CardataEndpoints } from './cardata-oauth.ts';
 import { CardataStream, DEFAULT_CARDATA_STREAM_SETTINGS, type CardataStreamSettings } from './cardata-stream.ts';
-import type { CloudSession, CloudStatus } from './cloud-session.ts';
+import { accountKey, type CloudAccountDeps, type CloudAccountSession, type CloudStatus } from './cloud-session.ts';
 import { VOLVO_ENDPOINTS, type VolvoEndpoints } from './volvo-api.ts';
 import { DEFAULT_VOLVO_POLL_SETTINGS, VolvoPoller, type VolvoPollSettings } from './volvo-poller.ts';
 import type { CloudDefinition } from './definition.ts';
@@ -39,7 +41,10 @@ export interface CloudRuntimeDeps {
 export class CloudRuntime implements CommandExecutor {
   readonly name = 'cloud';
   readonly writer: StateWriter;
-  private readonly sessions = new Map<string, CloudSession>();
+  /** The sessions by account (cloud-session.ts accountKey), and each car's account. */
+  private readonly accounts = new Map<string, CloudAccountSession>();
+  private readonly accountOf = new Map<string, string>();
+  private readonly table: SessionTable;
   private readonly definitions: Map<string, CloudDefinition>;
   private readonly endpoints: CloudEndpoints;
   private readonly log: Logger;
@@ -52,6 +57,13 @@ export class CloudRuntime implements CommandExecutor {
     this.endpoints = { ...DEFAULT_CLOUD_ENDPOINTS, ...deps.endpoints };
     this.log = deps.log.child({ part: 'cloud' });
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
+    this.table = {
+      handles: (device) => this.handles(device),
+      bindingOf: (id) => this.session(id)?.bindingOf(id),
+      ids: () => this.accountOf.keys(),
+      open: (device) => this.open(device),
+      remove: (id) => this.remove(id),
+    };
   }
 
   handles(device: DeviceRecord): boolean {
@@ -67,51 +79,74 @@ export class CloudRuntime implements CommandExecutor {
   async stop(): Promise<void> {
     for (const timer of this.timers) clearInterval(timer);
     this.timers = [];
-    await Promise.allSettled([...this.sessions.values()].map((s) => s.stop()));
-    this.sessions.clear();
+    await Promise.allSettled([...this.accounts.values()].map((s) => s.stop()));
+    this.accounts.clear();
+    this.accountOf.clear();
     this.writer.flush();
   }
 
-  /** Opens sessions for new cars, closes those of deleted ones, reopens one whose binding changed. */
+  /**
+   * Adds new cars to their accounts' sessions, takes deleted ones out (closing a session with no car
+   * left), and adds a car whose binding changed again (a newer login starts its account's session over).
+   */
   sync(): void {
-    syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, this));
+    syncSessions(this.deps.store.devices.driven(), this.table);
   }
 
   /** Cars their owner has to see to (a new login, a stream another client holds, a used-up quota), for /health. */
   attention(): string[] {
     const out: string[] = [];
-    for (const [id, session] of this.sessions) {
-      const status = session.status;
+    for (const id of this.accountOf.keys()) {
+      const status = this.status(id);
+      if (!status) continue;
       if (status.state === 'loginDue' || status.state === 'takenOver' || status.state === 'waitingForQuota') out.push(`vehicle ${id}: ${status.reason}`);
     }
     return out;
   }
 
   status(id: string): CloudStatus | undefined {
-    return this.sessions.get(id)?.status;
+    return this.session(id)?.status(id);
   }
 
+  private session(id: string): CloudAccountSession | undefined {
+    const key = this.accountOf.get(id);
+    return key === undefined ? undefined : this.accounts.get(key);
+  }
+
+  /** A car into its account's session, which is opened for the account's first car. */
   open(device: DeviceRecord): void {
     const definition = this.definitions.get(device.driver!.type)!;
     this.writer.track(device);
-    const common = {
-      device, definition, clock: this.deps.clock, log: this.log.child({ deviceId: device.id }),
-      saveBinding: (binding: DriverBinding) => this.deps.store.devices.updateDriver(device.id, binding),
-      report: (values: Record<string, unknown>, mapped: readonly string[]) => this.writer.reportValues(device.id, values, mapped, this.deps.clock.now()),
-      reportOnline: (isOnline: boolean) => this.writer.reportOnline(device.id, isOnline),
-      onStatus: (status: CloudStatus) => this.onStatus?.(device.id, status),
+    const key = accountKey(definition, device.driver!);
+    this.accountOf.set(device.id, key);
+    const session = this.accounts.get(key);
+    if (session) return session.add(device);
+    const common: CloudAccountDeps = {
+      definition, clock: this.deps.clock, log: this.log.child({ account: definition.type }),
+      saveBindings: (bindings) => this.deps.store.updateDrivers(bindings),
+      report: (id, values, mapped) => this.writer.reportValues(id, values, mapped, this.deps.clock.now()),
+      reportOnline: (id, isOnline) => this.writer.reportOnline(id, isOnline),
+      onStatus: (id, status) => this.onStatus?.(id, status),
     };
-    const session: CloudSession = definition.protocol === 'volvo'
+    const opened: CloudAccountSession = definition.protocol === 'volvo'
       ? new VolvoPoller({ ...common, endpoints: this.endpoints.volvo, settings: { ...DEFAULT_VOLVO_POLL_SETTINGS, ...this.deps.settings?.volvo } })
       : new CardataStream({ ...common, endpoints: this.endpoints.bmwCardata, settings: { ...DEFAULT_CARDATA_STREAM_SETTINGS, ...this.deps.settings?.stream } });
-    this.sessions.set(device.id, session);
-    session.start();
+    this.accounts.set(key, opened);
+    opened.add(device);
+    opened.start();
   }
 
+  /** A car out of its account's session; the session closes with its last car. */
   remove(id: string): void {
-    void this.sessions.get(id)?.stop();
-    this.sessions.delete(id);
+    const key = this.accountOf.get(id);
+    this.accountOf.delete(id);
     this.writer.forget(id);
+    const session = key === undefined ? undefined : this.accounts.get(key);
+    if (!session) return;
+    session.remove(id);
+    if (session.size > 0) return;
+    this.accounts.delete(key!);
+    void session.stop();
   }
 
   /**
@@ -120,7 +155,7 @@ export class CloudRuntime implements CommandExecutor {
    * due, the stream another client's, the stream lost, the quota used up) is unreachable.
    */
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
-    const status = this.sessions.get(device.id)?.status;
+    const status = this.status(device.id);
     // 'connecting' is also the hourly renewal of BMW's stream: the car is read as before.
     if (status?.state !== 'streaming' && !(status?.state === 'connecting' && device.isOnline)) {
       const why = status && 'reason' in status ? status.reason : 'the maker\'s cloud has not been reached yet';
@@ -135,7 +170,7 @@ export class CloudRuntime implements CommandExecutor {
   }
 
   isReachable(device: DeviceRecord): boolean {
-    return this.sessions.get(device.id)?.status.state === 'streaming';
+    return this.status(device.id)?.state === 'streaming';
   }
 
   execute(device: DeviceRecord): Promise<void> {

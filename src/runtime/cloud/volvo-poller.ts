@@ -1,16 +1,19 @@
-// One Volvo's reads from the Volvo Cars API: the Energy API v2 state every `stateEveryMs` (Home
-// Assistant's integration reads it every 2 min) and the odometer every `odometerEveryMs` (hourly, as
-// Home Assistant does), well under the application's 10,000 calls a day. Each field has its own
-// status: an ERROR field is not available and keeps the car's last value of it. Tokens are refreshed
-// when the access token runs out and the rotated refresh token is stored at once. An exhausted quota
-// (403 "Out of call volume quota") waits until Volvo said it is replenished, without touching the
-// login; a refused refresh tells the owner a new login is due and stops asking.
-import type { Logger } from '../../log.ts';
+// One Volvo account's reads from the Volvo Cars API, for all its cars: per car the Energy API v2
+// state every `stateEveryMs` (Home Assistant's integration reads it every 2 min) and the odometer
+// every `odometerEveryMs` (hourly, as Home Assistant does), well under the application's 10,000
+// calls a day. Each field has its own status: an ERROR field is not available and keeps the car's
+// last value of it. The account's cars share one login (the API application is the owner's, its
+// refresh token rotates: account-login.ts): tokens are refreshed once per poll of all cars when the
+// access token runs out, and the rotated refresh token is stored in every car's binding at once. An
+// exhausted quota (403 "Out of call volume quota") waits until Volvo said it is replenished, without
+// touching the login; a refused refresh tells the owner a new login is due and stops asking. A car
+// the API does not answer for (not on the account any more, a fault) shows that and is tried again
+// at the next poll, the others read on.
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
 import { backoffDelay } from '../../transport/mqtt-connection.ts';
-import type { CloudSession, CloudStatus } from './cloud-session.ts';
-import { mappedFields, vehicleFields, type CloudDefinition } from './definition.ts';
+import { AccountLogin } from './account-login.ts';
+import type { CloudAccountDeps, CloudAccountSession, CloudStatus } from './cloud-session.ts';
+import { mappedFields, vehicleFields } from './definition.ts';
 import { refreshVolvoTokens, volvoRead, VolvoLoginRefused, VolvoQuotaExhausted, type VolvoClient, type VolvoEndpoints, type VolvoTokens } from './volvo-api.ts';
 
 export interface VolvoPollSettings {
@@ -25,136 +28,208 @@ export const DEFAULT_VOLVO_POLL_SETTINGS: VolvoPollSettings = {
   backoff: { initialMs: 5000, maxMs: 15 * 60_000 },
 };
 
-export interface VolvoPollerDeps {
-  device: DeviceRecord;
-  definition: CloudDefinition;
+export interface VolvoPollerDeps extends CloudAccountDeps {
   endpoints: VolvoEndpoints;
   settings: VolvoPollSettings;
-  clock: Clock;
-  log: Logger;
-  saveBinding(binding: DriverBinding): void;
-  report(values: Record<string, unknown>, mapped: readonly string[]): void;
-  reportOnline(isOnline: boolean): void;
-  onStatus?(status: CloudStatus): void;
 }
 
-export class VolvoPoller implements CloudSession {
-  status: CloudStatus = { state: 'connecting' };
-  private tokens: VolvoTokens | undefined;
+interface VolvoCar {
+  status: CloudStatus;
+  odometerDueAtMs: number;
+  readonly latest: Map<string, unknown>;
+  readonly units: Map<string, string>;
+}
+
+/** The application's keys of a binding (all cars of an account share them). */
+function clientOf(binding: DriverBinding): VolvoClient {
+  return { clientId: String(binding['clientId']), clientSecret: String(binding['clientSecret'] ?? ''), vccApiKey: String(binding['vccApiKey']) };
+}
+
+export class VolvoPoller implements CloudAccountSession {
+  private readonly login: AccountLogin<VolvoTokens>;
+  private readonly cars = new Map<string, VolvoCar>();
   private timer: NodeJS.Timeout | undefined;
+  private running = false;
   private stopped = false;
   private failures = 0;
-  private odometerDueAtMs = 0;
-  private readonly latest = new Map<string, unknown>();
-  private readonly units = new Map<string, string>();
+  /** A poll is under way; `again`: a car came meanwhile and is read right after it. */
+  private polling = false;
+  private again = false;
+  /** Set while the whole account waits: a new login due, or the quota used up. */
+  private halted: 'loginDue' | 'waitingForQuota' | undefined;
   private readonly mapped: string[];
 
   constructor(private readonly deps: VolvoPollerDeps) {
     this.mapped = mappedFields(deps.definition);
+    this.login = new AccountLogin<VolvoTokens>({
+      clock: deps.clock,
+      renewBeforeMs: 60_000,
+      refresh: (refreshToken, binding) => refreshVolvoTokens(deps.endpoints, clientOf(binding), refreshToken, deps.clock.now()),
+      isRefused: (err) => err instanceof VolvoLoginRefused,
+      noLogin: () => new VolvoLoginRefused('the car has no Volvo login on this hub'),
+      // The keys that went with the login in use are the ones every car reads with.
+      kept: (_tokens, binding) => ({ clientSecret: binding['clientSecret'], vccApiKey: binding['vccApiKey'] }),
+      saveBindings: (bindings) => deps.saveBindings(bindings),
+    });
   }
 
-  get device(): DeviceRecord {
-    return this.deps.device;
+  get size(): number {
+    return this.login.size;
+  }
+
+  bindingOf(id: string): DriverBinding | undefined {
+    return this.login.car(id)?.driver ?? undefined;
+  }
+
+  status(id: string): CloudStatus | undefined {
+    return this.cars.get(id)?.status;
+  }
+
+  add(device: DeviceRecord): void {
+    const newLogin = this.login.add(device);
+    const car: VolvoCar = { status: { state: 'connecting' }, odometerDueAtMs: 0, latest: new Map(), units: new Map() };
+    this.cars.set(device.id, car);
+    this.setStatus(device.id, car.status);
+    if (!this.running) return;
+    // A newer login (a car connected again) ends a wait for one; a car joining an account that waits
+    // for its quota waits with it.
+    if (newLogin && this.halted === 'loginDue') this.halted = undefined;
+    if (this.halted) {
+      const waiting = [...this.cars.values()].find((c) => c.status.state === this.halted)?.status;
+      if (waiting) this.setStatus(device.id, waiting);
+      return;
+    }
+    this.pollNow();
+  }
+
+  remove(id: string): void {
+    if (!this.cars.delete(id)) return;
+    this.login.remove(id);
+    this.deps.onStatus?.(id, { state: 'stopped' });
   }
 
   start(): void {
+    this.running = true;
     this.stopped = false;
-    void this.poll();
+    this.pollNow();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.running = false;
     clearTimeout(this.timer);
-    this.setStatus({ state: 'stopped' });
+    for (const id of this.cars.keys()) this.setStatus(id, { state: 'stopped' });
   }
 
-  private binding(): DriverBinding {
-    return this.deps.device.driver!;
-  }
-
-  private client(): VolvoClient {
-    const b = this.binding();
-    return { clientId: String(b['clientId']), clientSecret: String(b['clientSecret'] ?? ''), vccApiKey: String(b['vccApiKey']) };
+  private pollNow(): void {
+    if (this.polling) {
+      this.again = true;
+      return;
+    }
+    this.schedule(0);
   }
 
   private async poll(): Promise<void> {
     if (this.stopped) return;
-    const vin = encodeURIComponent(String(this.binding()['vin']));
+    this.polling = true;
+    this.halted = undefined;
     try {
-      const tokens = await this.freshTokens();
-      this.take(await volvoRead(this.deps.endpoints, this.client(), tokens.accessToken, `/energy/v2/vehicles/${vin}/state`));
-      if (this.deps.clock.now() >= this.odometerDueAtMs) {
-        // Wrapped in `data` by the API (evcc types.go OdometerState.Data.Odometer).
-        const answer = await volvoRead(this.deps.endpoints, this.client(), tokens.accessToken, `/connected-vehicle/v2/vehicles/${vin}/odometer`);
-        this.take((answer['data'] ?? answer) as Record<string, unknown>);
-        this.odometerDueAtMs = this.deps.clock.now() + this.deps.settings.odometerEveryMs;
-      }
-      if (this.stopped) return;
-      this.failures = 0;
-      const fields = vehicleFields(this.deps.definition, this.latest, this.units);
-      // IDLE is "not charging" (STOPPED); a car that says it is unplugged is UNPLUGGED, whatever its word.
-      if (fields['isPlugged'] === false) fields['chargingState'] = 'UNPLUGGED';
-      this.deps.report(fields, this.mapped);
-      this.setStatus({ state: 'streaming' });
-      this.schedule(this.deps.settings.stateEveryMs);
-    } catch (err) {
-      if (this.stopped) return;
-      if (err instanceof VolvoQuotaExhausted) return this.waitForQuota(err);
-      if (err instanceof VolvoLoginRefused) {
-        // A refused access token is tried once with a fresh one; a refused refresh is final.
-        if (this.tokens) {
-          this.tokens = undefined;
-          return this.retry(err.message);
-        }
-        return this.loginDue(err.message);
-      }
-      this.retry((err as Error).message);
+      await this.readAll();
+    } finally {
+      this.polling = false;
+      if (this.again && !this.stopped && !this.halted) this.schedule(0);
+      this.again = false;
     }
   }
 
+  /** One login for all the account's cars, then each car's reads; a car's own fault is its own. */
+  private async readAll(): Promise<void> {
+    let tokens: VolvoTokens;
+    try {
+      tokens = await this.login.fresh();
+    } catch (err) {
+      if (this.stopped) return;
+      if (err instanceof VolvoLoginRefused) return this.loginDue(err.message);
+      return this.retry((err as Error).message);
+    }
+    let read = 0;
+    let fault: string | undefined;
+    for (const device of this.login.devices()) {
+      const car = this.cars.get(device.id);
+      if (this.stopped) return;
+      if (!car) continue;
+      try {
+        await this.readCar(device, car, tokens);
+        read++;
+      } catch (err) {
+        if (this.stopped) return;
+        if (err instanceof VolvoQuotaExhausted) return this.waitForQuota(err);
+        if (err instanceof VolvoLoginRefused) {
+          // The access token was refused: the next try takes new tokens (a refused refresh is final).
+          this.login.drop();
+          return this.retry(err.message);
+        }
+        fault = (err as Error).message;
+        this.deps.log.warn({ deviceId: device.id, reason: fault }, 'Volvo API did not answer for the car; trying again at the next read');
+        if (this.cars.has(device.id)) this.setStatus(device.id, { state: 'retrying', reason: fault });
+      }
+    }
+    if (this.stopped) return;
+    if (read === 0 && fault !== undefined) return this.retry(fault, false);
+    this.failures = 0;
+    this.schedule(this.deps.settings.stateEveryMs);
+  }
+
+  private async readCar(device: DeviceRecord, car: VolvoCar, tokens: VolvoTokens): Promise<void> {
+    const client = clientOf(device.driver!);
+    const vin = encodeURIComponent(String(device.driver!['vin']));
+    this.take(car, await volvoRead(this.deps.endpoints, client, tokens.accessToken, `/energy/v2/vehicles/${vin}/state`));
+    if (this.deps.clock.now() >= car.odometerDueAtMs) {
+      // Wrapped in `data` by the API (evcc types.go OdometerState.Data.Odometer).
+      const answer = await volvoRead(this.deps.endpoints, client, tokens.accessToken, `/connected-vehicle/v2/vehicles/${vin}/odometer`);
+      this.take(car, (answer['data'] ?? answer) as Record<string, unknown>);
+      car.odometerDueAtMs = this.deps.clock.now() + this.deps.settings.odometerEveryMs;
+    }
+    if (this.stopped || !this.cars.has(device.id)) return;
+    const fields = vehicleFields(this.deps.definition, car.latest, car.units);
+    // IDLE is "not charging" (STOPPED); a car that says it is unplugged is UNPLUGGED, whatever its word.
+    if (fields['isPlugged'] === false) fields['chargingState'] = 'UNPLUGGED';
+    this.deps.report(device.id, fields, this.mapped);
+    this.setStatus(device.id, { state: 'streaming' });
+  }
+
   /** Fields of an answer: each `{status: "OK", value, unit?}` is the car's latest; an ERROR one is skipped. */
-  private take(answer: Record<string, unknown>): void {
+  private take(car: VolvoCar, answer: Record<string, unknown>): void {
     for (const [key, entry] of Object.entries(answer)) {
       if (!entry || typeof entry !== 'object') continue;
       const field = entry as { status?: unknown; value?: unknown; unit?: unknown };
       if (field.status !== undefined && field.status !== 'OK') continue;
       if (field.value === undefined || field.value === null) continue;
-      this.latest.set(key, field.value);
-      if (typeof field.unit === 'string') this.units.set(key, field.unit);
+      car.latest.set(key, field.value);
+      if (typeof field.unit === 'string') car.units.set(key, field.unit);
     }
-  }
-
-  private async freshTokens(): Promise<VolvoTokens> {
-    const now = this.deps.clock.now();
-    if (this.tokens && this.tokens.expiresAtMs - 60_000 > now) return this.tokens;
-    const binding = this.binding();
-    // A car imported from an export comes without its login (src/domain/export.ts).
-    if (typeof binding['refreshToken'] !== 'string') throw new VolvoLoginRefused('the car has no Volvo login on this hub');
-    const tokens = await refreshVolvoTokens(this.deps.endpoints, this.client(), String(binding['refreshToken']), now);
-    const next = { ...binding, refreshToken: tokens.refreshToken };
-    this.deps.saveBinding(next);
-    this.deps.device = { ...this.deps.device, driver: next };
-    this.tokens = tokens;
-    return tokens;
   }
 
   private waitForQuota(err: VolvoQuotaExhausted): void {
     this.deps.log.warn({ waitMs: err.waitMs }, err.message);
-    this.setStatus({ state: 'waitingForQuota', reason: err.message, untilMs: this.deps.clock.now() + err.waitMs });
+    this.halted = 'waitingForQuota';
+    this.setAll({ state: 'waitingForQuota', reason: err.message, untilMs: this.deps.clock.now() + err.waitMs });
     this.schedule(err.waitMs);
   }
 
-  private retry(reason: string): void {
+  /** The account not read (its login service or API not reached): every car shows why, unless `all` is false (each car's own reason is shown). */
+  private retry(reason: string, all = true): void {
     const delay = backoffDelay(this.failures++, this.deps.settings.backoff);
     this.deps.log.warn({ reason, retryInMs: delay }, 'Volvo API not read; trying again');
-    this.setStatus({ state: 'retrying', reason });
+    if (all) this.setAll({ state: 'retrying', reason });
     this.schedule(delay);
   }
 
   private loginDue(reason: string): void {
     this.deps.log.warn({ reason }, 'Volvo login refused; the owner has to log in again');
-    this.deps.reportOnline(false);
-    this.setStatus({ state: 'loginDue', reason });
+    this.halted = 'loginDue';
+    for (const id of this.cars.keys()) this.deps.reportOnline(id, false);
+    this.setAll({ state: 'loginDue', reason });
   }
 
   private schedule(ms: number): void {
@@ -162,8 +237,13 @@ export class VolvoPoller implements CloudSession {
     this.timer = setTimeout(() => void this.poll(), ms);
   }
 
-  private setStatus(status: CloudStatus): void {
-    this.status = status;
-    this.deps.onStatus?.(status);
+  private setAll(status: CloudStatus): void {
+    for (const id of this.cars.keys()) this.setStatus(id, status);
+  }
+
+  private setStatus(id: string, status: CloudStatus): void {
+    const car = this.cars.get(id);
+    if (car) car.status = status;
+    this.deps.onStatus?.(id, status);
   }
 }

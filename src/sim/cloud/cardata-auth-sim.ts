@@ -23,6 +23,8 @@ export class CardataAuthSim extends HttpDeviceSim {
   /** The refresh token BMW takes now; each refresh replaces it. */
   validRefreshToken: string;
   refreshes = 0;
+  /** Refreshes with a refresh token BMW no longer takes (one already used, or never handed out). */
+  staleRefreshes = 0;
   /** The owner has approved the user code on BMW's page. */
   approved = false;
   /** The owner has declined on BMW's page: a poll answers access_denied (RFC 8628 §3.5). */
@@ -76,6 +78,7 @@ export class CardataAuthSim extends HttpDeviceSim {
       return this.tokens();
     }
     if (grant === 'refresh_token') {
+      if (!this.revoked && form.get('refresh_token') !== this.validRefreshToken) this.staleRefreshes++;
       if (this.revoked || form.get('refresh_token') !== this.validRefreshToken) return oauthError(400, 'invalid_grant', 'refresh token invalid or expired');
       this.refreshes++;
       return this.tokens();

@@ -1,7 +1,8 @@
 // The Volvo Cars API as the hub meets it, over HTTPS: Volvo ID's token endpoint (authorization code
 // with PKCE, refresh with rotation), the Energy API v2 state and the Connected Vehicle API v2
-// odometer of one car and its details (Connected Vehicle API v2 GET /vehicles/{vin}: {data: {vin,
-// modelYear, descriptions: {model, …}}}, thomasddn/volvo-cars-api @27b7c210 api.py), every call checked for its VCC API key (evcc-io/evcc @b29b49e
+// odometer of the owner's cars (one, or more with `moreCars`) and a car's details (Connected Vehicle
+// API v2 GET /vehicles/{vin}: {data: {vin, modelYear, descriptions: {model, …}}}, thomasddn/volvo-cars-api
+// @27b7c210 api.py), every call checked for its VCC API key (evcc-io/evcc @b29b49e
 // vehicle/volvo/connected/; Dielee/volvo2mqtt @f8b6f9cf). The answers are the test's (Home Assistant
 // core's fixtures). Faults: an exhausted daily quota, answered as Volvo does, 403 "Out of call volume
 // quota. Quota will be replenished in HH:MM:SS" (Dielee/volvo2mqtt #84); a revoked login.
@@ -20,11 +21,15 @@ export interface VolvoApiSimOptions {
   /** The car's details as the library unwraps them (Home Assistant's vehicle.json); served in `data`, with `vin`. */
   vehicle?: Record<string, unknown>;
   expiresInSeconds?: number;
+  /** Further cars on the same Volvo ID, each with its own answers. */
+  moreCars?: { vin: string; energyState: Record<string, unknown>; odometer: Record<string, unknown> }[];
 }
 
 export class VolvoApiSim extends HttpDeviceSim {
   validRefreshToken: string;
   refreshes = 0;
+  /** Refreshes with a refresh token Volvo no longer takes (one already used, or never handed out). */
+  staleRefreshes = 0;
   reads = 0;
   revoked = false;
   /** Set: every read answers the quota's 403 with this time to replenishment (HH:MM:SS). */
@@ -58,10 +63,13 @@ export class VolvoApiSim extends HttpDeviceSim {
     if (this.quotaReplenishedIn) {
       return { status: 403, body: JSON.stringify({ statusCode: 403, message: `Out of call volume quota. Quota will be replenished in ${this.quotaReplenishedIn}.` }) };
     }
-    if (request.path === '/connected-vehicle/v2/vehicles') return json({ data: [{ vin: this.options.vin }] });
-    if (request.path === `/energy/v2/vehicles/${this.options.vin}/state`) return json(this.energyState);
+    const cars = [{ vin: this.options.vin, energyState: this.energyState, odometer: this.options.odometer }, ...(this.options.moreCars ?? [])];
+    if (request.path === '/connected-vehicle/v2/vehicles') return json({ data: cars.map((car) => ({ vin: car.vin })) });
     if (request.path === `/connected-vehicle/v2/vehicles/${this.options.vin}` && this.options.vehicle) return json({ data: { ...this.options.vehicle, vin: this.options.vin } });
-    if (request.path === `/connected-vehicle/v2/vehicles/${this.options.vin}/odometer`) return json({ data: this.options.odometer });
+    for (const car of cars) {
+      if (request.path === `/energy/v2/vehicles/${car.vin}/state`) return json(car.energyState);
+      if (request.path === `/connected-vehicle/v2/vehicles/${car.vin}/odometer`) return json({ data: car.odometer });
+    }
     return undefined;
   }
 
@@ -92,6 +100,7 @@ export class VolvoApiSim extends HttpDeviceSim {
       return this.tokens();
     }
     if (form.get('grant_type') === 'refresh_token') {
+      if (!this.revoked && form.get('refresh_token') !== this.validRefreshToken) this.staleRefreshes++;
       if (this.revoked || form.get('refresh_token') !== this.validRefreshToken) return json({ error: 'invalid_grant' }, 400);
       this.refreshes++;
       return this.tokens();
