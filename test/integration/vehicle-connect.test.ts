@@ -207,8 +207,11 @@ test('BMW: the owner enters the client id, confirms the code on BMW\'s page, cho
   const vehicleId = result.get('vehicleId')!;
   const car = hub.daemon.db.devices.get(vehicleId)!;
   assert.deepEqual([car.kind, car.userId, car.vendor, car.staticData['vin']], ['vehicle', 'user-1', 'BMW', BMW.vin]);
-  assert.deepEqual({ ...car.driver, refreshToken: undefined }, { type: 'bmw-cardata', clientId: BMW.clientId, vin: BMW.vin, gcid: BMW.gcid, chargerId: CHARGER, refreshToken: undefined });
+  assert.deepEqual({ ...car.driver, refreshToken: undefined, loginAtMs: undefined }, {
+    type: 'bmw-cardata', clientId: BMW.clientId, vin: BMW.vin, gcid: BMW.gcid, chargerId: CHARGER, refreshToken: undefined, loginAtMs: undefined,
+  });
   assert.equal(typeof car.driver!['refreshToken'], 'string');
+  assert.ok(Math.abs(Number(car.driver!['loginAtMs']) - Date.now()) < 60_000, 'the login\'s time, so that it wins over older logins of the account');
 
   // The API shows the car, never its login.
   const detail = await hub.api(`/vehicles/${vehicleId}`);
@@ -282,8 +285,8 @@ test('Volvo: the owner enters the application\'s key, id and secret, logs in at 
   const added = await post(pageUrl, { action: 'add', vin: VOLVO.vin, chargerId: '' });
   const vehicleId = outcome(added).get('vehicleId')!;
   const car = hub.daemon.db.devices.get(vehicleId)!;
-  assert.deepEqual({ ...car.driver, refreshToken: undefined }, {
-    type: 'volvo', vin: VOLVO.vin, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret, vccApiKey: VOLVO.vccApiKey, refreshToken: undefined,
+  assert.deepEqual({ ...car.driver, refreshToken: undefined, loginAtMs: undefined }, {
+    type: 'volvo', vin: VOLVO.vin, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret, vccApiKey: VOLVO.vccApiKey, refreshToken: undefined, loginAtMs: undefined,
   }, 'no charger chosen: none bound');
   // Read by the cloud family at once: Home Assistant's XC40 fixture.
   const read = await hub.until(vehicleId, (d) => d.isOnline && d.state?.['stateOfCharge'] === 53);
@@ -338,4 +341,32 @@ test('a car already connected by another user is refused; an expired session goe
   const expired = await get(late);
   assert.equal(expired.status, 410);
   assert.match(await expired.text(), /status=FAILED&amp;error=SESSION_EXPIRED/);
+});
+
+test('an account with two cars: the owner chooses one, or the app\'s vin does; a VIN the account does not hold is NO_CAR', async (t) => {
+  const hub = await startHub(t);
+  const SECOND = 'WMW11DJ0000000002';
+  hub.bmw.vehicleMappings.push({ vin: SECOND, mappingType: 'PRIMARY' });
+  hub.bmw.approved = true;
+  const pageUrl = await connect(hub, { vendor: 'MINI' });
+  await post(pageUrl, { action: 'login', clientId: BMW.clientId });
+  const { page } = await reloadUntil(pageUrl, (_res, p) => heading(p) === 'Add your car');
+  assert.match(page, new RegExp(`<input type="radio" name="vin" value="${BMW.vin}" id="car-0" checked>`));
+  assert.match(page, new RegExp(`<input type="radio" name="vin" value="${SECOND}" id="car-1">`));
+  const unknown = await post(pageUrl, { action: 'add', vin: 'WBA00000000000000' });
+  assert.equal(unknown.status, 400, 'a car the login did not offer');
+  const vehicleId = outcome(await post(pageUrl, { action: 'add', vin: SECOND })).get('vehicleId')!;
+  assert.equal(hub.daemon.db.devices.get(vehicleId)!.staticData['vin'], SECOND);
+
+  // The app names the car: the page offers that one only.
+  const named = await connect(hub, { vendor: 'BMW', vin: BMW.vin });
+  await post(named, { action: 'login', clientId: BMW.clientId });
+  const { page: one } = await reloadUntil(named, (_res, p) => heading(p) === 'Add your car');
+  assert.match(one, new RegExp(`<input type="hidden" name="vin" value="${BMW.vin}">`));
+  assert.doesNotMatch(one, new RegExp(SECOND));
+
+  const absent = await connect(hub, { vendor: 'BMW', vin: 'WBA11AA0000000009' });
+  await post(absent, { action: 'login', clientId: BMW.clientId });
+  const { page: none } = await reloadUntil(absent, (_res, p) => /No car this hub can read/.test(p));
+  assert.equal(heading(none), 'Connect your BMW');
 });
