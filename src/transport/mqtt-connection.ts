@@ -27,6 +27,8 @@ export interface MqttEndpoint {
   reconnect?: boolean;
   /** The CA's PEM itself, where it is not a file (a test's CA for a maker's cloud broker). */
   ca?: string;
+  /** The oldest TLS version taken (a maker's broker that requires TLS 1.3); Node's default otherwise. */
+  minTlsVersion?: 'TLSv1.2' | 'TLSv1.3';
   /** The last will the broker publishes when the connection dies without a clean goodbye. */
   will?: { topic: string; payload: string; qos: 0 | 1; retain: boolean };
 }
@@ -62,6 +64,8 @@ export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): I
   if (endpoint.certFile) options.cert = readFileSync(endpoint.certFile);
   if (endpoint.keyFile) options.key = readFileSync(endpoint.keyFile);
   if (endpoint.caFile || endpoint.ca || endpoint.certFile) options.rejectUnauthorized = true;
+  // mqtt.js hands its options to tls.connect.
+  if (endpoint.minTlsVersion) Object.assign(options, { minVersion: endpoint.minTlsVersion });
   return options;
 }
 

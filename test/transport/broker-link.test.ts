@@ -3,11 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createTlsServer } from 'node:tls';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerLink } from '../../src/transport/broker-link.ts';
+import { connectMqtt } from '../../src/transport/mqtt-connection.ts';
 import { silentLogger } from '../../src/log.ts';
 import { freePort, startBroker } from '../support/broker.ts';
 import { makeCertificates } from '../support/tls.ts';
@@ -81,4 +83,26 @@ test('a broker that is down at start: the link keeps trying in the background an
   const broker = await startBroker({ port });
   t.after(() => broker.stop());
   await link.whenConnected(AbortSignal.timeout(10_000));
+});
+
+test('a broker that offers only TLS 1.2 is refused when TLS 1.3 is required (BMW CarData\'s stream), taken otherwise', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-tls12-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const certs = makeCertificates(dir);
+  // A TLS server that stops at 1.2: the handshake is what is tested, so it answers no MQTT; a
+  // client that gets through the handshake sends its CONNECT, which tells the test it got through.
+  const connects: string[] = [];
+  const server = createTlsServer({ cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile), maxVersion: 'TLSv1.2' }, (socket) => {
+    connects.push(socket.getProtocol() ?? '?');
+    socket.destroy();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => server.close());
+  const url = `mqtts://localhost:${(server.address() as { port: number }).port}`;
+  const ca = readFileSync(certs.caFile, 'utf8');
+  await assert.rejects(connectMqtt({ url, ca, reconnect: false, minTlsVersion: 'TLSv1.3' }, silentLogger()), /cannot connect/);
+  assert.deepEqual(connects, [], 'no TLS session was made');
+  await assert.rejects(connectMqtt({ url, ca, reconnect: false, protocolVersion: 4 }, silentLogger()), /cannot connect/);
+  assert.deepEqual(connects, ['TLSv1.2'], 'without the requirement the handshake succeeds (and the server hangs up)');
 });

@@ -155,7 +155,8 @@ export class CardataStream implements CloudAccountSession {
       const url = new URL(this.deps.endpoints.streamUrl);
       const client = await connectMqtt({
         url: url.toString(), clientId: tokens.gcid, username: tokens.gcid, password: tokens.idToken,
-        ca: this.deps.endpoints.ca, reconnect: false,
+        // BMW's broker speaks TLS 1.3 only (kvanbiesen/bmw-cardata-ha @21802199 stream.py enforces it).
+        ca: this.deps.endpoints.ca, reconnect: false, minTlsVersion: 'TLSv1.3',
       }, this.deps.log);
       if (this.stopped || epoch !== this.epoch) {
         await client.endAsync(true);
