@@ -2,112 +2,14 @@
 // the real daemon (real sockets on loopback), the hub's connect page, the maker's login run against
 // the makers' simulators over HTTPS with a test CA (BMW CarData's device code, Volvo ID's
 // authorization code with its redirect back to the hub), the car added, the browser sent back to
-// redirectUrl, and the car then read by the cloud family like any other.
-import { test, type TestContext } from 'node:test';
+// redirectUrl, and the car then read by the cloud family like any other. The browser's own trip
+// through the pages is test/integration/vehicle-connect-browser.test.ts.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import https from 'node:https';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Daemon } from '../../src/daemon.ts';
-import { ConfigSchema } from '../../src/config.ts';
-import { silentLogger } from '../../src/log.ts';
-import { prepareImport } from '../../src/domain/import.ts';
-import type { DeviceRecord } from '../../src/domain/device.ts';
-import { CardataAuthSim } from '../../src/sim/cloud/cardata-auth-sim.ts';
-import { VolvoApiSim } from '../../src/sim/cloud/volvo-api-sim.ts';
-import { makeCertificates, type TestCertificates } from '../support/tls.ts';
 import { startBroker } from '../support/broker.ts';
 import { skippedWithout } from '../support/peers.ts';
-
-const KEY = 'vehicle-connect-test-key-0123456789';
-const REDIRECT = 'https://app.example/cars?from=hub';
-const CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
-const BMW = { clientId: '8f1c2d3e-4a5b-4c6d-8e7f-9a0b1c2d3e4f', gcid: '34ddc38-93220-423330-93101-fcd292373', vin: 'WBY11HH0000000001' };
-const VOLVO = { clientId: 'volvo-app', clientSecret: 'volvo-secret-value', vccApiKey: 'vcckey0123456789', vin: 'YV1XZK9V0R0000001' };
-const volvoFixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/volvo/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
-
-interface Hub {
-  daemon: Daemon;
-  url: string;
-  ca: string;
-  bmw: CardataAuthSim;
-  volvo: VolvoApiSim;
-  api(path: string, init?: RequestInit & { json?: unknown }): Promise<Response>;
-  /** Resolves once the device's stored record satisfies `check`, on the hub's own events. */
-  until(id: string, check: (device: DeviceRecord) => boolean): Promise<DeviceRecord>;
-}
-
-/** The test CA and the makers' server certificate (BMW's broker's too, when a test starts one). */
-function certificates(t: TestContext): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'hub-connect-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return makeCertificates(dir);
-}
-
-async function startHub(t: TestContext, options: { streamUrl?: string; certs?: TestCertificates } = {}): Promise<Hub> {
-  const certs = options.certs ?? certificates(t);
-  const tls = { cert: readFileSync(certs.serverCertFile), key: readFileSync(certs.serverKeyFile) };
-  const bmw = new CardataAuthSim({ clientId: BMW.clientId, gcid: BMW.gcid, idTokens: ['id-token-1'] });
-  bmw.vehicleMappings = [{ vin: BMW.vin, mappingType: 'PRIMARY' }];
-  bmw.telematicData = { 'vehicle.drivetrain.batteryManagement.header': '47', 'vehicle.body.chargingPort.status': 'CONNECTED' };
-  await bmw.start({ tls });
-  const volvo = new VolvoApiSim({ ...VOLVO, energyState: volvoFixture('xc40-energy-state.json'), odometer: volvoFixture('odometer.json') });
-  await volvo.start({ tls });
-  const dataDir = mkdtempSync(join(tmpdir(), 'hub-connect-data-'));
-  const bmwUrl = `https://localhost:${bmw.port}`;
-  const volvoUrl = `https://localhost:${volvo.port}`;
-  const config = ConfigSchema.parse({
-    dataDir, http: { port: 0 }, apiKey: KEY,
-    cloud: {
-      // No broker unless the test starts one: a closed port.
-      bmwCardata: { authUrl: bmwUrl, apiUrl: bmwUrl, streamUrl: options.streamUrl ?? 'mqtts://localhost:9', caFile: certs.caFile },
-      volvo: { authUrl: volvoUrl, apiUrl: volvoUrl, caFile: certs.caFile },
-    },
-  });
-  const daemon = new Daemon({
-    config, log: silentLogger(),
-    beforeListen: (store) => {
-      const prepared = prepareImport([
-        { kind: 'charger', id: CHARGER, userId: 'user-1', isOnline: true, staticData: { vendor: 'GO_E', name: 'Garage', model: 'Gemini' } },
-      ], Date.now(), () => undefined);
-      store.importDevices(prepared.devices, prepared.images, Date.now());
-    },
-  });
-  t.after(async () => {
-    await daemon.stop().catch(() => {});
-    await Promise.allSettled([bmw.stop(), volvo.stop()]);
-    rmSync(dataDir, { recursive: true, force: true });
-  });
-  await daemon.start();
-  const url = daemon.url!;
-  return {
-    daemon, url, ca: readFileSync(certs.caFile, 'utf8'), bmw, volvo,
-    api: (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set('x-api-key', KEY);
-      let body = init.body;
-      if (init.json !== undefined) {
-        body = JSON.stringify(init.json);
-        headers.set('content-type', 'application/json');
-      }
-      return fetch(`${url}/v1.0.0${path}`, { ...init, headers, body });
-    },
-    until: async (id, check) => {
-      const now = daemon.db.devices.get(id);
-      if (now && check(now)) return now;
-      await daemon.events.next((e) => 'device' in e && e.device.id === id && check(daemon.db.devices.get(id) ?? e.device), 10_000);
-      return daemon.db.devices.get(id)!;
-    },
-  };
-}
-
-/** The partner's call: the page's URL for a new session. */
-async function connect(hub: Hub, body: Record<string, unknown>, query = ''): Promise<string> {
-  const res = await hub.api(`/connections/vehicles${query}`, { method: 'POST', json: { redirectUrl: REDIRECT, userId: 'user-1', ...body } });
-  assert.equal(res.status, 201, await res.clone().text());
-  return (await res.json() as { url: string }).url;
-}
+import { browse } from '../support/cloud-sims.ts';
+import { BMW, CHARGER, REDIRECT, VOLVO, certificates, connect, startConnectHub, type ConnectHub } from '../support/connect-hub.ts';
 
 const get = (url: string) => fetch(url, { redirect: 'manual' });
 const post = (url: string, fields: Record<string, string>) => fetch(url, {
@@ -127,16 +29,6 @@ async function reloadUntil(url: string, done: (res: Response, page: string) => b
   }
 }
 
-/** A GET over HTTPS trusting the test CA, without following redirects (the maker's side of the browser's trip). */
-function getMaker(url: string, ca: string): Promise<{ status: number; location: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    https.get(url, { ca }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode ?? 0, location: res.headers.location });
-    }).on('error', reject);
-  });
-}
-
 function outcome(res: Response): URLSearchParams {
   assert.equal(res.status, 303);
   const location = new URL(res.headers.get('location')!);
@@ -146,7 +38,7 @@ function outcome(res: Response): URLSearchParams {
 }
 
 /** Logs in with Volvo through the hub's page and Volvo's simulated login; the page it ends on. */
-async function volvoLogin(hub: Hub, pageUrl: string): Promise<{ res: Response; page: string }> {
+async function volvoLogin(hub: ConnectHub, pageUrl: string): Promise<{ res: Response; page: string }> {
   const login = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
   assert.equal(login.status, 200);
   const onTheWay = await login.text();
@@ -154,7 +46,7 @@ async function volvoLogin(hub: Hub, pageUrl: string): Promise<{ res: Response; p
   assert.ok(to, 'the page goes on to Volvo ID by itself');
   assert.equal(new URL(to).origin, `https://localhost:${hub.volvo.port}`);
   // Volvo ID logs the owner in and sends the browser back to the hub's one callback address.
-  const back = await getMaker(to, hub.ca);
+  const back = await browse(to, hub.ca);
   assert.equal(back.status, 302);
   assert.equal(new URL(back.location!).origin + new URL(back.location!).pathname, `${hub.url}/connect/callback`);
   const callback = await get(back.location!);
@@ -164,7 +56,7 @@ async function volvoLogin(hub: Hub, pageUrl: string): Promise<{ res: Response; p
 }
 
 test('available vendors list the car makers the hub can connect: BMW, MINI and VOLVO', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   const vendors = await (await hub.api('/connections/available-vendors')).json() as { vehicles: { id: string; name: string; logoUrl: string }[] };
   assert.deepEqual(vendors.vehicles.map((v) => v.id), ['BMW', 'MINI', 'VOLVO']);
   assert.match(vendors.vehicles[0]!.logoUrl, /\/logos\/bmw\.svg$/);
@@ -177,7 +69,7 @@ test('available vendors list the car makers the hub can connect: BMW, MINI and V
 });
 
 test('BMW: the owner enters the client id, confirms the code on BMW\'s page, chooses the charger; the car is added and the app gets its id', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   const pageUrl = await connect(hub, { vendor: 'BMW' });
   const form = await get(pageUrl);
   assert.equal(form.status, 200);
@@ -230,7 +122,7 @@ test('BMW: a connected car streams; connecting it again renews its login and kee
   const certs = certificates(t);
   const broker = await startBroker({ tls: certs, users: { [BMW.gcid]: 'id-token-1' } });
   t.after(() => broker.stop());
-  const hub = await startHub(t, { streamUrl: `mqtts://localhost:${broker.port}`, certs });
+  const hub = await startConnectHub(t, { streamUrl: `mqtts://localhost:${broker.port}`, certs });
   hub.bmw.approved = true;
 
   const pageUrl = await connect(hub, { vendor: 'BMW', vin: BMW.vin });
@@ -254,8 +146,8 @@ test('BMW: a connected car streams; connecting it again renews its login and kee
   assert.equal(hub.daemon.db.devices.all().filter((d) => d.kind === 'vehicle').length, 1);
 });
 
-test('BMW: an unknown client id is refused on the form; an unconfirmed code runs out; Cancel returns to the app', async (t) => {
-  const hub = await startHub(t);
+test('BMW: an unknown client id is refused on the form, in the session\'s language; Cancel returns to the app', async (t) => {
+  const hub = await startConnectHub(t);
   const pageUrl = await connect(hub, { vendor: 'MINI' }, '?language=GERMAN');
   const refused = await post(pageUrl, { action: 'login', clientId: '00000000-0000-4000-8000-000000000000' });
   assert.equal(refused.status, 422);
@@ -270,7 +162,7 @@ test('BMW: an unknown client id is refused on the form; an unconfirmed code runs
 });
 
 test('Volvo: the owner enters the application\'s key, id and secret, logs in at Volvo ID and comes back; the car is added and read', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   const pageUrl = await connect(hub, { vendor: 'VOLVO' }, '?language=FRENCH&theme=DARK');
   const formPage = await (await get(pageUrl)).text();
   assert.equal(heading(formPage), 'Connecter votre Volvo');
@@ -296,7 +188,7 @@ test('Volvo: the owner enters the application\'s key, id and secret, logs in at 
 });
 
 test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page with the reason; a stray callback is an unknown link', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   const pageUrl = await connect(hub, { vendor: 'VOLVO' });
   hub.volvo.loginDeclined = true;
   const { page: declined } = await volvoLogin(hub, pageUrl);
@@ -307,7 +199,7 @@ test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page wi
   hub.volvo.loginDeclined = false;
   const wrong = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: 'not-the-secret' });
   const to = (await wrong.text()).match(/content="0;url=([^"]+)"/)![1]!.replaceAll('&amp;', '&');
-  const back = await getMaker(to, hub.ca);
+  const back = await browse(to, hub.ca);
   const callback = await get(back.location!);
   const refused = await (await get(new URL(callback.headers.get('location')!, hub.url).href)).text();
   assert.match(refused, /The maker refused these details/);
@@ -319,7 +211,7 @@ test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page wi
 });
 
 test('a car already connected by another user is refused; an expired session goes back to the app with SESSION_EXPIRED', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   hub.bmw.approved = true;
   const first = await connect(hub, { vendor: 'BMW' });
   await post(first, { action: 'login', clientId: BMW.clientId });
@@ -344,7 +236,7 @@ test('a car already connected by another user is refused; an expired session goe
 });
 
 test('an account with two cars: the owner chooses one, or the app\'s vin does; a VIN the account does not hold is NO_CAR', async (t) => {
-  const hub = await startHub(t);
+  const hub = await startConnectHub(t);
   const SECOND = 'WMW11DJ0000000002';
   hub.bmw.vehicleMappings.push({ vin: SECOND, mappingType: 'PRIMARY' });
   hub.bmw.approved = true;
