@@ -108,6 +108,15 @@ export class CloudRuntime implements CommandExecutor {
     return this.session(id)?.status(id);
   }
 
+  /**
+   * Why the car is not read, in words its owner can act on (a new login due, the stream another
+   * client's, the quota used up, the maker not answering), for the household page and refreshes.
+   */
+  offlineReason(id: string): string | undefined {
+    const status = this.status(id);
+    return status && 'reason' in status ? status.reason : undefined;
+  }
+
   private session(id: string): CloudAccountSession | undefined {
     const key = this.accountOf.get(id);
     return key === undefined ? undefined : this.accounts.get(key);

@@ -56,6 +56,8 @@ test('a BMW car in a whole hub: configured endpoints and CA, its stream read int
   await offline;
   const health = (await (await fetch(`${hub.daemon.url}/health`)).json()) as { status?: string; warnings?: string[] };
   assert.deepEqual(health.warnings, [`vehicle ${CAR}: BMW refused the login (invalid_grant: refresh token invalid or expired); connect the car again`]);
+  // The household page says the same beside the car.
+  assert.match(hub.daemon.runtime.offlineReason?.(hub.daemon.db.devices.get(CAR)!) ?? '', /^BMW refused the login .*; connect the car again$/);
   // A refresh now answers that the car cannot be reached (the API's DEVICE_IS_DISCONNECTED), not stale values.
   const unread = await hub.api(`/vehicles/${CAR}/refresh`);
   assert.equal(unread.status, 503);
