@@ -3,10 +3,13 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import type { Config } from './config.ts';
 import { databasePath, relayUrlWarning } from './config.ts';
 import { Store } from './store/store.ts';
-import { DataDirLock } from './store/data-dir-lock.ts';
+import { DataDirInUse, DataDirLock, runningHub } from './store/data-dir-lock.ts';
+import { openWhenThereIsSpace, type SpaceAtStartSettings } from './store/space-at-start.ts';
 import { createApp, type HubApp } from './api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
@@ -62,6 +65,12 @@ export interface DaemonOptions {
   beforeListen?: (store: Store) => void;
   /** How the hub was started (the page at / shows the matching commands); by default from how it runs. */
   startedAs?: StartedAs;
+  /**
+   * Called about once a second while a start waits for space on a full card (store/space-at-start.ts),
+   * with what /health says: main.ts tells systemd (status line, watchdog).
+   */
+  waitingForSpace?: (problems: string[]) => void;
+  spaceAtStart?: Partial<SpaceAtStartSettings>;
 }
 
 /**
@@ -83,6 +92,10 @@ export class Daemon {
   private relay: Relay | undefined;
   /** This hub's hold on its data directory, from before the store opens until it closes. */
   private lock: DataDirLock | undefined;
+  /** While a start waits for space on a full card: what /health says (every request is answered 503). */
+  private waiting: string[] | undefined;
+  /** Ends a start's wait for space when the hub is stopped. */
+  private readonly stopped = new AbortController();
 
   /** Whether the hub is really healthy (asked by /health and the systemd watchdog). */
   get healthMonitor(): HealthMonitor {
@@ -161,6 +174,7 @@ export class Daemon {
     let ready!: () => void;
     const started = new Promise<void>((resolve) => { ready = resolve; });
     handle = async (request, env) => {
+      if (this.waiting) return waitingAnswer(request, this.waiting);
       await started;
       return handle(request, env);
     };
@@ -245,9 +259,31 @@ export class Daemon {
   private async startParts(server: Server): Promise<void> {
     const { config, log } = this.options;
     const clock = this.options.clock ?? systemClock;
-    // Before the store is opened: a second hub on this data directory changes nothing in it.
-    this.lock = DataDirLock.acquire(config.dataDir, this.url);
-    this.store = Store.open(databasePath(config));
+    // A hub that runs on this data directory is said at once, even while the card is full.
+    const other = runningHub(config.dataDir);
+    if (other && other.pid !== process.pid) throw new DataDirInUse(resolve(config.dataDir), other.pid);
+    // On a full card the hub waits for space before it takes the directory and opens the store.
+    const opened = await openWhenThereIsSpace(config.dataDir, () => {
+      // Before the store is opened: a second hub on this data directory changes nothing in it.
+      const lock = DataDirLock.acquire(config.dataDir, this.url);
+      try {
+        return { lock, store: Store.open(databasePath(config)) };
+      } catch (err) {
+        lock.release();
+        throw err;
+      }
+    }, {
+      log: log.child({ url: this.url }),
+      signal: this.stopped.signal,
+      settings: this.options.spaceAtStart,
+      waiting: (problems) => {
+        this.waiting = problems;
+        this.options.waitingForSpace?.(problems);
+      },
+    });
+    this.waiting = undefined;
+    this.lock = opened.lock;
+    this.store = opened.store;
     this.store.storage.start(log, {
       lowSpaceBytes: config.storage.lowSpaceMegabytes * 1024 * 1024,
       lowSpacePercent: config.storage.lowSpacePercent,
@@ -379,6 +415,8 @@ export class Daemon {
   }
 
   async stop(): Promise<void> {
+    this.stopped.abort();
+    this.waiting = undefined;
     await this.relay?.stop();
     this.relay = undefined;
     const server = this.server;
@@ -432,4 +470,17 @@ export class Daemon {
     this.lock = undefined;
     this.options.log.info('hub stopped');
   }
+}
+
+/**
+ * Answers while a start waits for space on a full card: /health says why (503, as a running hub on a
+ * full card), every other request is 503 STORAGE_UNAVAILABLE with Retry-After (the database is not
+ * open, so there is nothing to read either).
+ */
+function waitingAnswer(request: Request, problems: string[]): Response {
+  if (new URL(request.url).pathname === '/health') {
+    return Response.json({ status: 'down', problems }, { status: 503, headers: { 'cache-control': 'no-store' } });
+  }
+  const message = 'The hub\'s storage is full, so the hub has not opened its database yet; it does once space is freed on it. Try again later.';
+  return Response.json({ errorCode: 'STORAGE_UNAVAILABLE', id: randomUUID(), message }, { status: 503, headers: { 'retry-after': '5' } });
 }

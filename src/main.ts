@@ -8,6 +8,14 @@ import { seedDemo } from './demo/site.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/observability/watchdog.ts';
 import { systemClock } from './domain/time.ts';
+import { DatabaseRefusedError, NewerDatabaseError } from './store/db.ts';
+
+/**
+ * Exit status of a start refused for a database or card that needs the installer's hands (read-only,
+ * damaged, foreign, newer than this hub): the unit's RestartPreventExitStatus keeps systemd from
+ * starting it again and again, which would change nothing. 2 is a configuration error (config.ts).
+ */
+const EXIT_DATA_REFUSED = 3;
 
 /** Stop must finish within systemd's TimeoutStopSec (30 s); past this the process exits anyway. */
 const STOP_DEADLINE_MS = Number(process.env['HUB_STOP_DEADLINE_MS'] ?? 25_000);
@@ -47,6 +55,8 @@ async function main(): Promise<void> {
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url, protocolVersion: 4 }) };
   // A Zaptec-like charger that speaks OCPP to the hub's own endpoint, once it listens.
   const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp() : undefined;
+  const notifier = SystemdNotifier.fromEnv();
+  let saidReady = false;
   const daemon = new Daemon({
     config,
     log,
@@ -60,10 +70,19 @@ async function main(): Promise<void> {
           log.info({ devices }, 'demo household loaded');
         }
       : undefined,
+    // A start waiting for space on a full card (store/space-at-start.ts) is up as far as systemd is
+    // concerned: it listens and says what is wrong (status line, /health), and the watchdog is fed,
+    // since a restart frees no space. Not ready, systemd would end it after TimeoutStartSec and start
+    // it again, and `systemctl restart` would wait for the card.
+    waitingForSpace: notifier
+      ? (problems) => {
+          notifier.notify(`${saidReady ? '' : 'READY=1\n'}STATUS=${problems.join('; ')}\nWATCHDOG=1`).catch(() => {});
+          saidReady = true;
+        }
+      : undefined,
   });
   await daemon.start();
   await demoOcpp?.connect(daemon.url).catch((err: Error) => log.warn({ err }, 'demo: the OCPP charger could not connect'));
-  const notifier = SystemdNotifier.fromEnv();
   let watchdog: Watchdog | undefined;
   if (notifier) {
     await notifier.notify(`READY=1\nSTATUS=listening on ${daemon.url}\nMAINPID=${process.pid}`);
@@ -117,5 +136,5 @@ async function main(): Promise<void> {
 
 main().catch((err: Error) => {
   process.stderr.write(`home-energy-hub failed to start: ${err.message}\n`);
-  process.exit(1);
+  process.exit(err instanceof DatabaseRefusedError || err instanceof NewerDatabaseError ? EXIT_DATA_REFUSED : 1);
 });

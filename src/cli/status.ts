@@ -7,6 +7,7 @@ import { request as httpsRequest } from 'node:https';
 import { resolve } from 'node:path';
 import { runningHub } from '../store/data-dir-lock.ts';
 import { freeSpace } from '../store/storage-fault.ts';
+import { DEFAULT_SPACE_AT_START } from '../store/space-at-start.ts';
 import type { CliIo } from './io.ts';
 
 const ASK_TIMEOUT_MS = 5_000;
@@ -68,6 +69,13 @@ export async function runStatus(args: string[], io: CliIo, dataDir: string): Pro
   if (!hub) {
     io.out(`no hub runs on ${dir}`);
     io.out(spaceLine(dir));
+    // A hub started on a full card waits for space before it takes the directory's lock (which
+    // needs a write): it is not found here, but its /health and its log say so.
+    const space = freeSpace(dir);
+    if (space && space.freeBytes < DEFAULT_SPACE_AT_START.neededBytes) {
+      io.out('the data file system is full: a hub started on it waits (answering 503, its log says so every minute) '
+        + `until ${Math.round(DEFAULT_SPACE_AT_START.neededBytes / 1024)} kB are free, then starts; free space on it`);
+    }
     return 1;
   }
   if (!hub.url) {

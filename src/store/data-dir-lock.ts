@@ -76,10 +76,10 @@ function cardRefusal(dir: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   const said = (err as Error).message;
   if (code === 'EROFS') {
-    return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed anything in it. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`);
+    return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed anything in it. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`, 'read-only');
   }
   if (code === 'ENOSPC' || code === 'EDQUOT') {
-    return new DatabaseRefusedError(`the data file system of ${dir} is full (${said}); the hub has not changed anything in it. Free space on it (old logs, backups) and start the hub again.`);
+    return new DatabaseRefusedError(`the data file system of ${dir} is full (${said}); the hub has not changed anything in it. Free space on it (old logs, backups) and start the hub again.`, 'full');
   }
   return err;
 }
@@ -100,6 +100,12 @@ export class DataDirLock {
       mkdirSync(dir, { recursive: true });
       writeFileSync(mine, `${JSON.stringify(me)}\n`, { mode: 0o644 });
     } catch (err) {
+      // A full card may have let the file be made but not written: it is not left behind.
+      try {
+        rmSync(mine, { force: true });
+      } catch {
+        // read-only: nothing was made
+      }
       throw cardRefusal(dir, err);
     }
     try {

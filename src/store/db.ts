@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MIGRATIONS } from './migrations/index.ts';
-import { classifyStorageFault, isStorageError } from './storage-fault.ts';
+import { classifyStorageFault, isStorageError, type StorageFaultKind } from './storage-fault.ts';
 
 export type Db = Database.Database;
 
@@ -20,7 +20,8 @@ export class NewerDatabaseError extends Error {
  * names the next step. (Start-up exits non-zero with it; the file stays as it was.)
  */
 export class DatabaseRefusedError extends Error {
-  constructor(message: string) {
+  /** `fault`: the card refused (full, read-only, failing), rather than the file: a full one is waited out at start (daemon.ts). */
+  constructor(message: string, readonly fault?: StorageFaultKind) {
     super(message);
     this.name = 'DatabaseRefusedError';
   }
@@ -87,12 +88,12 @@ function refusal(path: string, err: unknown): unknown {
     const dir = dirname(path);
     const kind = classifyStorageFault(err, dir);
     if (kind === 'read-only') {
-      return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed ${path}. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`);
+      return new DatabaseRefusedError(`the data directory ${dir} is read-only (${said}): its file system was mounted read-only, often after I/O errors of a worn SD card; the hub has not changed ${path}. Check the card, remount it read-write (or replace it and restore a backup) and start the hub again.`, kind);
     }
     if (kind === 'full') {
-      return new DatabaseRefusedError(`the data file system of ${path} is full (${said}); the hub has not changed it. Free space on it (old logs, backups) and start the hub again.`);
+      return new DatabaseRefusedError(`the data file system of ${path} is full (${said}); the hub has not changed it. Free space on it (old logs, backups) and start the hub again.`, kind);
     }
-    return new DatabaseRefusedError(`${path} cannot be opened or written (${said}); the hub has not changed it. Check that ${dir} exists and the hub may write there, and the card for I/O errors (dmesg).`);
+    return new DatabaseRefusedError(`${path} cannot be opened or written (${said}); the hub has not changed it. Check that ${dir} exists and the hub may write there, and the card for I/O errors (dmesg).`, kind);
   }
   return err;
 }

@@ -3,13 +3,18 @@
 // while full, says so on /health and /metrics, takes writes again within seconds of the space being
 // freed, and every acknowledged command is stored once and carried out or failed: none stranded.
 // Killed while the card is full, it keeps decisions.md §4 after a restart; on a card the kernel turned
-// read-only it still serves reads and stops cleanly on SIGTERM.
+// read-only it still serves reads and stops cleanly on SIGTERM. Started on a full card, it waits for
+// space (listening, /health and the log saying why) instead of exiting into systemd's restart loop;
+// started on a read-only one, it exits 3, which the unit does not restart.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { startHubProcess, until } from '../support/process.ts';
 import { fill, mountExt4, mountTmpfs } from '../support/mounts.ts';
-import { rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 import { commandCounts, fillFreeCycle } from '../support/storage-cycle.ts';
 import { Store } from '../../src/store/store.ts';
 import { ids } from '../support/hub.ts';
@@ -122,4 +127,93 @@ test('a card the kernel turns read-only mid-run: writes refused with 503, reads 
   assert.equal((await fetch(`${hub.url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);
   // The stop flushes telemetry and the OCPP charger's last state into a card that refuses them.
   assert.equal(await hub.kill('SIGTERM'), 0);
+});
+
+/** The hub as a process, with its log lines as they come: one that waits at start never says "hub listening". */
+function spawnHub(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, HUB_HTTP_PORT: '0', HUB_LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: { msg?: string; url?: string; level?: number }[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    try {
+      lines.push(JSON.parse(line) as (typeof lines)[number]);
+    } catch {
+      // not a log line
+    }
+  });
+  const exited = once(child, 'exit') as Promise<[number | null]>;
+  return {
+    child, lines, exited,
+    stderr: () => stderr,
+    line: (msg: RegExp) => until(`a log line ${msg}`, () => lines.find((l) => msg.test(l.msg ?? '')) ?? (child.exitCode !== null ? assert.fail(`exited ${child.exitCode}: ${stderr}`) : undefined), 30_000),
+    kill: async (signal: NodeJS.Signals = 'SIGKILL') => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return (await exited)[0];
+    },
+  };
+}
+
+test('started on a full card, the hub waits for space, listening and saying so, and starts once space is freed: no exit, no restart loop', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const dataDir = join(mount, 'data');
+  // A hub's database, closed cleanly (its WAL and shared-memory index gone, as after a clean stop).
+  Store.open(join(dataDir, 'hub.db')).close();
+  const filler = fill(mount);
+
+  const hub = spawnHub({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY });
+  t.after(() => hub.kill());
+  const waiting = await hub.line(/^the data file system is full: the hub waits for 256 kB of free space before it opens its database/);
+  assert.equal(waiting.level, 50, 'said at error level');
+  const url = waiting.url!;
+  const health = await fetch(`${url}/health`);
+  assert.equal(health.status, 503);
+  assert.deepEqual(((await health.json()) as { problems: string[] }).problems, [
+    'storage not writable (full), 0 kB free of 6.0 MB',
+    `not started: the hub opens its database once 256 kB are free on ${dataDir}`,
+  ]);
+  const read = await fetch(`${url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } });
+  assert.equal(read.status, 503);
+  assert.equal(read.headers.get('retry-after'), '5');
+  const body = (await read.json()) as { errorCode: string; message: string };
+  assert.equal(body.errorCode, 'STORAGE_UNAVAILABLE');
+  assert.match(body.message, /storage is full, so the hub has not opened its database yet/);
+  // Nothing was left on the card by the attempt (the lock's temporary file), and the installer's
+  // command, which finds no lock, says why.
+  assert.deepEqual(readdirSync(dataDir).filter((f) => f.startsWith('hub.lock')), []);
+  const said: string[] = [];
+  assert.equal(await runHub(['status'], { out: (l) => said.push(l), err: (l) => said.push(l) }, { HUB_DATA_DIR: dataDir }), 1);
+  assert.match(said.join('\n'), /the data file system is full: a hub started on it waits/);
+  // Still waiting, still there, and not saying it at every look.
+  assert.equal((await fetch(`${url}/health`)).status, 503);
+  assert.equal(hub.child.exitCode, null);
+  assert.equal(hub.lines.filter((l) => /waits for 256 kB/.test(l.msg ?? '')).length, 1);
+
+  const freedAt = Date.now();
+  rmSync(filler);
+  await hub.line(/^hub listening$/);
+  assert.ok(Date.now() - freedAt < 5_000, `started ${Date.now() - freedAt} ms after the space was freed`);
+  assert.ok(hub.lines.some((l) => l.msg === 'the data file system has room again: starting'));
+  assert.deepEqual(await (await fetch(`${url}/health`)).json(), { status: 'up' });
+  assert.equal((await fetch(`${url}/v1.0.0/batteries`, { headers: { 'x-api-key': KEY } })).status, 200);
+  assert.equal(await hub.kill('SIGTERM'), 0);
+});
+
+test('started on a card the kernel made read-only, the hub exits with status 3, which the unit does not restart', async (t) => {
+  const card = mountExt4(t, 20);
+  if (!card) return;
+  const dataDir = join(card.dir, 'data');
+  Store.open(join(dataDir, 'hub.db')).close();
+  assert.equal(spawnSync('mount', ['-o', 'remount,ro', card.dir]).status, 0);
+  const hub = spawnHub({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY });
+  t.after(() => hub.kill());
+  const [code] = await hub.exited;
+  assert.equal(code, 3);
+  assert.match(hub.stderr(), new RegExp(`^home-energy-hub failed to start: the data directory ${dataDir} is read-only`));
+  const unit = readFileSync('systemd/home-energy-hub.service', 'utf8');
+  assert.match(unit, /^RestartPreventExitStatus=2 3$/m);
 });

@@ -1,5 +1,6 @@
 // The daemon under a stand-in for systemd: READY=1 once it listens, WATCHDOG=1 while healthy,
-// STOPPING=1 and a clean exit (code 0) on SIGTERM, with requests in flight answered.
+// STOPPING=1 and a clean exit (code 0) on SIGTERM, with requests in flight answered. Started on a
+// full card, READY with the problem as the status line while it waits for space.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,11 @@ import { startHubProcess } from '../support/process.ts';
 import { watchdogIntervalMs } from '../../src/transport/systemd-notify.ts';
 import { Watchdog } from '../../src/runtime/observability/watchdog.ts';
 import { silentLogger } from '../../src/log.ts';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { Store } from '../../src/store/store.ts';
+import { fill, mountTmpfs } from '../support/mounts.ts';
+import { until } from '../support/process.ts';
 
 const KEY = 'systemd-test-key-0123456789abcdef';
 
@@ -111,4 +117,35 @@ test('a full card is shown on the status line and the watchdog is still fed: a r
     'STATUS=storage not writable (full), 0 kB free of 6.0 MB', 'WATCHDOG=1', 'WATCHDOG=1',
     'STATUS=listening on http://127.0.0.1:8080', 'WATCHDOG=1',
   ]);
+});
+
+test('started on a full card under systemd: READY with the problem as its status line, the watchdog fed while it waits, then the usual status', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const socketDir = mkdtempSync(join(tmpdir(), 'hub-systemd-'));
+  t.after(() => rmSync(socketDir, { recursive: true, force: true }));
+  const notify = notifySocket(join(socketDir, 'notify.sock'));
+  t.after(notify.close);
+  Store.open(join(mount, 'data', 'hub.db')).close();
+  const filler = fill(mount);
+  // Not startHubProcess: it waits for "hub listening", which comes only once the card has room.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    env: { ...process.env, HUB_HTTP_PORT: '0', HUB_DATA_DIR: join(mount, 'data'), HUB_API_KEY: KEY, NOTIFY_SOCKET: join(socketDir, 'notify.sock'), WATCHDOG_USEC: '400000' },
+    stdio: 'ignore',
+  });
+  const exited = once(child, 'exit');
+  t.after(async () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const waiting = await notify.next(/READY=1/);
+  assert.match(waiting, /^READY=1\nSTATUS=storage not writable \(full\), 0 kB free of 6\.0 MB; not started: the hub opens its database once 256 kB are free on .*\nWATCHDOG=1$/);
+  // Fed at every look (once a second), with no READY again.
+  const fed = notify.messages.length;
+  await notify.next(/^STATUS=storage not writable \(full\).*\nWATCHDOG=1$/);
+  await until('fed again', () => (notify.messages.length > fed + 1 ? true : undefined));
+  rmSync(filler);
+  await notify.next(/STATUS=listening on /);
+  child.kill('SIGTERM');
+  assert.equal((await exited)[0], 0);
 });

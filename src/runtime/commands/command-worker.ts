@@ -17,6 +17,7 @@ import { KIND_LABEL, type CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
+import { boundedSignal } from '../bounded-signal.ts';
 import { CommandFailure, DeviceNotReached, type CommandExecutor, type CommandShape } from './executor.ts';
 
 export interface CommandWorkerSettings {
@@ -198,8 +199,20 @@ export class CommandWorker {
       this.finish(command, 'FAILED', target);
       return;
     }
-    // An unreachable device keeps its command until it answers again or the command expires.
-    const expiry = AbortSignal.any([signal, AbortSignal.timeout(expiresIn)]);
+    // An unreachable device keeps its command until it answers again or the command expires. A
+    // hand-made bound, not AbortSignal.any with AbortSignal.timeout: on Node 20 the timeout inside it
+    // may be collected before it fires (nodejs/node#57736), and the command would wait past its
+    // deadline. Its timer is a plain setTimeout, let go of when the command ends.
+    const bound = boundedSignal(signal, expiresIn);
+    try {
+      await this.carryOut(command, target, device, signal, bound.signal, log);
+    } finally {
+      bound.done();
+    }
+  }
+
+  /** Waits for the device while it is unreachable (until `expiry`), then tries, again after a device not reached. */
+  private async carryOut(command: CommandRecord, target: Target, device: DeviceRecord, signal: AbortSignal, expiry: AbortSignal, log: Logger): Promise<void> {
     if (!target.executor.isReachable(target.device)) {
       this.markWaiting(command, target, log);
       const back = await this.waitReachable(target, expiry, command.id);
@@ -245,14 +258,16 @@ export class CommandWorker {
     }
     if (!started) return undefined; // no longer PENDING (deleted)
     const timeoutMs = Math.min(this.settings.confirmTimeoutMs, Math.max(1, command.expiresAtMs - this.deps.clock.now()));
-    const timeout = AbortSignal.timeout(timeoutMs);
+    // Bounded by hand for the reason given in run(); its timer is cleared whatever the outcome.
+    const bound = boundedSignal(signal, timeoutMs);
+    const timedOut = () => bound.signal.aborted && !signal.aborted;
     const sentAt = this.deps.clock.now();
     try {
-      await target.executor.execute(target.device, command.type, command.payload, AbortSignal.any([signal, timeout]));
+      await target.executor.execute(target.device, command.type, command.payload, bound.signal);
       this.finish(command, 'EXECUTED', null);
       log.info({ ms: this.deps.clock.now() - sentAt, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
     } catch (err) {
-      if (err instanceof DeviceNotReached && !signal.aborted && !timeout.aborted) {
+      if (err instanceof DeviceNotReached && !signal.aborted && !timedOut()) {
         try {
           this.deps.store.commands.markNotStarted(command.id);
         } catch (storeErr) {
@@ -263,12 +278,14 @@ export class CommandWorker {
       }
       let reason: string;
       if (signal.aborted) reason = reasonOf(signal);
-      else if (timeout.aborted) reason = `The device did not confirm within ${Math.round(timeoutMs / 1000)} s.`;
+      else if (timedOut()) reason = `The device did not confirm within ${Math.round(timeoutMs / 1000)} s.`;
       else if (err instanceof CommandFailure) reason = err.message;
       else reason = 'The command could not be sent to the device.';
-      if (!(err instanceof CommandFailure) && !timeout.aborted && !signal.aborted) log.warn({ err }, 'command failed unexpectedly');
+      if (!(err instanceof CommandFailure) && !timedOut() && !signal.aborted) log.warn({ err }, 'command failed unexpectedly');
       else log.info({ reason }, 'command failed');
       this.finish(command, 'FAILED', reason);
+    } finally {
+      bound.done();
     }
     return undefined;
   }
@@ -432,19 +449,20 @@ export class CommandWorker {
         if (!storage.report(err)) throw err;
       }
       const left = command.expiresAtMs - this.deps.clock.now();
+      // Bounded by hand for the reason given in run(); the timer is let go of either way.
+      const deadline = boundedSignal(signal, Math.max(1, left));
       const back = await new Promise<boolean>((resolve) => {
-        const deadline = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, left))]);
-        if (deadline.aborted) return resolve(false);
+        if (deadline.signal.aborted) return resolve(false);
         const cancel = storage.whenWritable(() => {
-          deadline.removeEventListener('abort', onAbort);
+          deadline.signal.removeEventListener('abort', onAbort);
           resolve(true);
         });
         const onAbort = () => {
           cancel();
           resolve(false);
         };
-        deadline.addEventListener('abort', onAbort, { once: true });
-      });
+        deadline.signal.addEventListener('abort', onAbort, { once: true });
+      }).finally(deadline.done);
       if (!back) return 'expired';
     }
   }
