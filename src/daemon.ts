@@ -414,6 +414,11 @@ export class Daemon {
     }
   }
 
+  /** Ends a start that waits for space on a full card (the start then fails); a start under way otherwise goes on. */
+  abortStart(): void {
+    this.stopped.abort();
+  }
+
   async stop(): Promise<void> {
     this.stopped.abort();
     this.waiting = undefined;

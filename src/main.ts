@@ -24,6 +24,9 @@ const LOG_FLUSH_MS = 1_000;
 
 for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 
+/** Set once a stop signal came: a start it cut short is no failure. */
+let stopping = false;
+
 async function main(): Promise<void> {
   const demo = process.argv.includes('--demo');
   let config;
@@ -81,13 +84,50 @@ async function main(): Promise<void> {
         }
       : undefined,
   });
-  await daemon.start();
-  await demoOcpp?.connect(daemon.url).catch((err: Error) => log.warn({ err }, 'demo: the OCPP charger could not connect'));
+  // Handled from the start on: a hub waiting for space on a full card is stopped like a running one;
+  // any other start is let finish first, so that the stop finds what it stops.
   let watchdog: Watchdog | undefined;
+  let started: Promise<void> | undefined;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    watchdog?.stop();
+    const deadline = setTimeout(() => {
+      log.error({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long: exiting');
+      process.exit(1);
+    }, STOP_DEADLINE_MS);
+    deadline.unref();
+    (notifier?.notify('STOPPING=1') ?? Promise.resolve())
+      .catch(() => {})
+      .then(() => demoOcpp?.stop())
+      .then(() => {
+        daemon.abortStart();
+        return started?.catch(() => {});
+      })
+      .then(() => daemon.stop())
+      .then(() => simulators?.stop())
+      .then(() => demoMqtt?.stop())
+      .then(() => output.flush(LOG_FLUSH_MS))
+      .then(() => {
+        notifier?.close();
+        process.exit(0);
+      }, (err: Error) => {
+        log.error({ err }, 'stop failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  started = daemon.start();
+  await started;
+  // Told to stop while starting: the stop under way ends the process.
+  if (stopping) return;
+  await demoOcpp?.connect(daemon.url).catch((err: Error) => log.warn({ err }, 'demo: the OCPP charger could not connect'));
   if (notifier) {
     await notifier.notify(`READY=1\nSTATUS=listening on ${daemon.url}\nMAINPID=${process.pid}`);
     const periodMs = watchdogIntervalMs();
-    if (periodMs) {
+    if (periodMs && !stopping) {
       watchdog = new Watchdog(notifier, daemon.healthMonitor, periodMs, systemClock, log, `listening on ${daemon.url}`);
       watchdog.start();
     }
@@ -104,37 +144,10 @@ async function main(): Promise<void> {
       '\n',
     );
   }
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    watchdog?.stop();
-    const deadline = setTimeout(() => {
-      log.error({ deadlineMs: STOP_DEADLINE_MS }, 'stop took too long: exiting');
-      process.exit(1);
-    }, STOP_DEADLINE_MS);
-    deadline.unref();
-    (notifier?.notify('STOPPING=1') ?? Promise.resolve())
-      .catch(() => {})
-      .then(() => demoOcpp?.stop())
-      .then(() => daemon.stop())
-      .then(() => simulators?.stop())
-      .then(() => demoMqtt?.stop())
-      .then(() => output.flush(LOG_FLUSH_MS))
-      .then(() => {
-        notifier?.close();
-        process.exit(0);
-      }, (err: Error) => {
-        log.error({ err }, 'stop failed');
-        process.exit(1);
-      });
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
 main().catch((err: Error) => {
+  if (stopping) return;
   process.stderr.write(`home-energy-hub failed to start: ${err.message}\n`);
   process.exit(err instanceof DatabaseRefusedError || err instanceof NewerDatabaseError ? EXIT_DATA_REFUSED : 1);
 });

@@ -203,6 +203,21 @@ test('started on a full card, the hub waits for space, listening and saying so, 
   assert.equal(await hub.kill('SIGTERM'), 0);
 });
 
+test('stopped (SIGTERM) while it waits for space on a full card, the hub exits 0 at once, leaving nothing on the card', async (t) => {
+  const mount = mountTmpfs(t, 6 * 1024 * 1024);
+  if (!mount) return;
+  const dataDir = join(mount, 'data');
+  Store.open(join(dataDir, 'hub.db')).close();
+  fill(mount);
+  const before = readdirSync(dataDir).sort();
+  const hub = spawnHub({ HUB_DATA_DIR: dataDir, HUB_API_KEY: KEY });
+  t.after(() => hub.kill());
+  await hub.line(/waits for 256 kB of free space/);
+  assert.equal(await hub.kill('SIGTERM'), 0, 'a clean stop, not a failed start');
+  assert.doesNotMatch(hub.stderr(), /failed to start/);
+  assert.deepEqual(readdirSync(dataDir).sort(), before);
+});
+
 test('started on a card the kernel made read-only, the hub exits with status 3, which the unit does not restart', async (t) => {
   const card = mountExt4(t, 20);
   if (!card) return;
