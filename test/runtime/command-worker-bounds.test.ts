@@ -77,6 +77,18 @@ async function settle(): Promise<void> {
   for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
+/** Faked time up to a second before the command's deadline (still PENDING), then past it: FAILED with `reason`. */
+async function failsAtDeadline(t: TestContext, store: Store, id: string, reason: string): Promise<void> {
+  t.mock.timers.tick(TEN_MINUTES - 1_000);
+  await settle();
+  assert.equal(store.commands.get(id)?.state, 'PENDING', 'not before its deadline');
+  t.mock.timers.tick(2_000);
+  await settle();
+  const failed = store.commands.get(id);
+  assert.equal(failed?.state, 'FAILED');
+  assert.equal(failed?.failedReason, reason);
+}
+
 const FULL = () => Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
 
 test('faked time: a command for an unreachable device waits until its deadline and then fails as expired', async (t) => {
@@ -85,16 +97,7 @@ test('faked time: a command for an unreachable device waits until its deadline a
   const id = submit(TEN_MINUTES);
   await settle();
   assert.match(store.commands.get(id)?.waitingReason ?? '', /^Waiting: the device is offline/);
-
-  t.mock.timers.tick(TEN_MINUTES - 1_000);
-  await settle();
-  assert.equal(store.commands.get(id)?.state, 'PENDING', 'not before its deadline');
-
-  t.mock.timers.tick(2_000);
-  await settle();
-  const failed = store.commands.get(id);
-  assert.equal(failed?.state, 'FAILED');
-  assert.equal(failed?.failedReason, 'Expired: the device was unreachable until the command\'s deadline.');
+  await failsAtDeadline(t, store, id, 'Expired: the device was unreachable until the command\'s deadline.');
 });
 
 test('faked time: a command whose device comes back runs, and neither its expiry nor its confirmation bound fires afterwards', async (t) => {
@@ -130,15 +133,7 @@ test('faked time: a card that takes no writes until the command\'s deadline fail
   const id = submit(TEN_MINUTES);
   await settle();
   assert.equal(store.storage.faultKind, 'full');
-  t.mock.timers.tick(TEN_MINUTES - 1_000);
-  await settle();
-  assert.equal(store.commands.get(id)?.state, 'PENDING', 'not before its deadline');
-
-  t.mock.timers.tick(2_000);
-  await settle();
-  const failed = store.commands.get(id);
-  assert.equal(failed?.state, 'FAILED');
-  assert.equal(failed?.failedReason, 'Expired: the hub\'s storage took no writes until the command\'s deadline, so it was not sent.');
+  await failsAtDeadline(t, store, id, 'Expired: the hub\'s storage took no writes until the command\'s deadline, so it was not sent.');
   assert.deepEqual(charger.signals, [], 'nothing was sent');
 });
 

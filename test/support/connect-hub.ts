@@ -14,6 +14,7 @@ import type { DeviceRecord } from '../../src/domain/device.ts';
 import { CardataAuthSim } from '../../src/sim/cloud/cardata-auth-sim.ts';
 import { VolvoApiSim } from '../../src/sim/cloud/volvo-api-sim.ts';
 import { makeCertificates, type TestCertificates } from './tls.ts';
+import { keyedApi } from './keyed-api.ts';
 
 export const KEY = 'vehicle-connect-test-key-0123456789';
 export const REDIRECT = 'https://app.example/cars?from=hub';
@@ -78,16 +79,7 @@ export async function startConnectHub(t: TestContext, options: { streamUrl?: str
   const url = daemon.url!;
   return {
     daemon, url, ca: readFileSync(certs.caFile, 'utf8'), bmw, volvo,
-    api: (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set('x-api-key', KEY);
-      let body = init.body;
-      if (init.json !== undefined) {
-        body = JSON.stringify(init.json);
-        headers.set('content-type', 'application/json');
-      }
-      return fetch(`${url}/v1.0.0${path}`, { ...init, headers, body });
-    },
+    api: keyedApi(() => url, KEY),
     until: async (id, check) => {
       const now = daemon.db.devices.get(id);
       if (now && check(now)) return now;

@@ -17,6 +17,7 @@ import type { HttpRuntimeSettings } from '../../src/runtime/http/http-runtime.ts
 import type { HttpDeviceSim, SimTls } from '../../src/sim/http/http-sim-server.ts';
 import { fingerprintOf } from '../../src/transport/http-device.ts';
 import { makeSelfSigned } from './tls.ts';
+import { keyedApi } from './keyed-api.ts';
 
 export const HTTP_HUB_KEY = 'http-hub-test-key-0123456789abcdef';
 
@@ -51,16 +52,7 @@ export async function startHttpHub(t: TestContext, records: unknown[], settings:
   const event = (match: (e: HubEvent) => boolean, timeoutMs = 10_000) => daemon.events.next(match, timeoutMs);
   return {
     daemon, dataDir, event,
-    api: (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set('x-api-key', HTTP_HUB_KEY);
-      let body = init.body;
-      if (init.json !== undefined) {
-        body = JSON.stringify(init.json);
-        headers.set('content-type', 'application/json');
-      }
-      return fetch(`${daemon.url}/v1.0.0${path}`, { ...init, headers, body });
-    },
+    api: keyedApi(() => daemon.url, HTTP_HUB_KEY),
     until: async (id, test, timeoutMs = 10_000) => {
       const now = daemon.db.devices.get(id);
       if (now && test(now)) return now;

@@ -18,6 +18,7 @@ import type { Clock } from '../../src/domain/time.ts';
 import { startBroker, type TestBroker } from './broker.ts';
 import { createCommand } from '../../src/runtime/commands/create-command.ts';
 import { systemClock } from '../../src/domain/time.ts';
+import { keyedApi } from './keyed-api.ts';
 
 export const HUB_KEY = 'mqtt-hub-test-key-0123456789abcdef';
 
@@ -86,16 +87,7 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
   const event = (match: (e: HubEvent) => boolean, timeoutMs = 10_000) => daemon.events.next(match, timeoutMs);
   return {
     daemon, broker, dataDir, stop, event,
-    api: (path, init = {}) => {
-      const headers = new Headers(init.headers);
-      headers.set('x-api-key', HUB_KEY);
-      let body = init.body;
-      if (init.json !== undefined) {
-        body = JSON.stringify(init.json);
-        headers.set('content-type', 'application/json');
-      }
-      return fetch(`${daemon.url}/v1.0.0${path}`, { ...init, headers, body });
-    },
+    api: keyedApi(() => daemon.url, HUB_KEY),
     commandDone: async (id, timeoutMs = 15_000) => {
       const stored = daemon.db.commands.get(id);
       if (stored && stored.state !== 'PENDING') return stored;
