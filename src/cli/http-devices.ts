@@ -8,7 +8,8 @@ import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
 import { describeDiscovered, discoverHttp, type DiscoveredHttpDevice } from '../runtime/http/http-discovery.ts';
 import { HttpReader } from '../runtime/http/http-reader.ts';
-import { pinnedOf, secretSettings, targetOf } from '../runtime/http/http-registry.ts';
+import { pinnedOf, targetOf } from '../runtime/http/http-registry.ts';
+import { withoutSecrets } from '../domain/secrets.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
@@ -161,13 +162,10 @@ export async function trust(store: Store, args: string[], flags: Flags, io: CliI
   return 0;
 }
 
-/** The binding without its secrets, for listings. */
+/** The binding without its secrets (src/domain/secrets.ts), for listings; a pinned certificate by its fingerprint. */
 export function shownBinding(binding: DriverBinding): Record<string, unknown> {
-  const registry = builtInHttpDrivers();
-  const { type: _type, ...settings } = binding;
-  const secrets = registry.has(binding.type) ? secretSettings(registry.get(binding.type)) : [];
-  const out = Object.fromEntries(Object.entries(settings).filter(([key]) => !secrets.includes(key) && !/password|secret|token/i.test(key)));
+  const { type: _type, ...settings } = withoutSecrets(binding);
   const pinned = pinnedOf(binding);
-  if (pinned) out['tls'] = { sha256: pinned.sha256 };
-  return out;
+  if (pinned) settings['tls'] = { sha256: pinned.sha256 };
+  return settings;
 }
