@@ -30,7 +30,8 @@ export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|tru
 ${HTTP_ADD_USAGE}
   devices add … --update    the device is bound already (same driver, address and kind): update it in place
                             (without it, adding it again changes nothing and names the device)
-  devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it
+  devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it;
+                            then those waiting for a secret (an import of an export) and what to do
   devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted
   (an ID may be given by its first characters when they name one device)`;
 
