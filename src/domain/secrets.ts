@@ -8,7 +8,13 @@
 // one rule decides also for bindings no definition describes (a generic MQTT device's, a YAML file's).
 import type { DriverBinding } from './device.ts';
 
-const SECRET_NAME = /password|secret|token|api-?key|uuid/i;
+const SECRET_NAME = /password|passphrase|secret|token|api-?key|uuid/i;
+
+/**
+ * The secret settings the drivers know by name, for what takes names, not a rule: the log's
+ * redaction (src/log.ts). Each is a secret by the rule, and every definition's secret is here (tested).
+ */
+export const KNOWN_SECRET_SETTINGS = ['password', 'token', 'refreshToken', 'clientSecret', 'vccApiKey', 'apiKey', 'uuid', 'passphrase'] as const;
 
 /** Whether a binding setting of this name holds a secret. */
 export function isSecretSetting(name: string): boolean {
