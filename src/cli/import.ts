@@ -33,10 +33,10 @@ export function describeDevice(d: DeviceRecord): string {
 
 export async function runImport(store: Store, args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const update = args.includes('--update') || args.includes('--replace');
-  const withoutSecrets = args.includes('--without-secrets');
+  const leaveSecretsOut = args.includes('--without-secrets');
   const { value: passphraseFile, rest } = takeOption(args.filter((a) => a !== '--update' && a !== '--replace' && a !== '--without-secrets'), 'passphrase-file');
   const [file] = rest;
-  if (!file || rest.length > 1 || file.startsWith('--') || (withoutSecrets && passphraseFile !== undefined)) {
+  if (!file || rest.length > 1 || file.startsWith('--') || (leaveSecretsOut && passphraseFile !== undefined)) {
     io.err(USAGE);
     return 2;
   }
@@ -51,12 +51,12 @@ export async function runImport(store: Store, args: string[], io: CliIo, env: No
   if (isSealedExport(records)) {
     let passphrase: string | undefined;
     try {
-      passphrase = withoutSecrets ? undefined : passphraseOf(passphraseFile, env);
+      passphrase = leaveSecretsOut ? undefined : passphraseOf(passphraseFile, env);
     } catch (err) {
       io.err(`${(err as Error).message}; nothing was imported`);
       return 1;
     }
-    if (!withoutSecrets && passphrase === undefined) {
+    if (!leaveSecretsOut && passphrase === undefined) {
       io.err(`${file} carries device secrets sealed with a passphrase: give it with --passphrase-file FILE or ${PASSPHRASE_ENV}, `
         + 'or give --without-secrets to import the devices without them (offline until each is given its secret again with `hub devices secret`). Nothing was imported.');
       return 1;
@@ -69,6 +69,8 @@ export async function runImport(store: Store, args: string[], io: CliIo, env: No
       io.err(`${err.message}. Nothing was imported.`);
       return 1;
     }
+  } else if (passphraseFile !== undefined || leaveSecretsOut) {
+    io.err(`${file} holds no sealed secrets (a plain export has none): --${leaveSecretsOut ? 'without-secrets' : 'passphrase-file'} changes nothing`);
   }
   const started = performance.now();
   const now = Date.now();
@@ -148,7 +150,6 @@ function withSecrets(file: SealedExport, sealed: Record<string, DeviceSecrets>, 
   io.err(`the passphrase opened the secrets of ${given} device${given === 1 ? '' : 's'}`);
   return records;
 }
-
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
