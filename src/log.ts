@@ -1,6 +1,10 @@
 // Structured logs (pino). Nothing secret is ever passed to a log call; the redaction is a second
-// line of defence for headers and keys should an object carrying them slip through.
+// line of defence for headers, keys and device secrets should an object carrying them slip through
+// (pino's paths name fields, not patterns: the device secrets the drivers know, src/domain/secrets.ts).
 import pino, { type Logger } from 'pino';
+import { KNOWN_SECRET_SETTINGS } from './domain/secrets.ts';
+
+const SECRET_FIELDS = ['key', ...KNOWN_SECRET_SETTINGS];
 
 export type { Logger };
 
@@ -8,7 +12,7 @@ export function createLogger(level = process.env['HUB_LOG_LEVEL'] ?? 'info', des
   return pino({
     level,
     base: { app: 'home-energy-hub' },
-    redact: { paths: ['*.headers', 'headers', '*.apiKey', 'apiKey', '*.key', 'key', '*.password', 'password'], censor: '[redacted]' },
+    redact: { paths: ['*.headers', 'headers', ...SECRET_FIELDS.flatMap((field) => [`*.${field}`, field])], censor: '[redacted]' },
     serializers: { err: (err: Error) => ({ type: err.name, message: err.message }) },
   }, destination);
 }

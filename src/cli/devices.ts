@@ -4,7 +4,9 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { formatTimestamp } from '../domain/time.ts';
 import { runningHubPid } from '../store/data-dir-lock.ts';
-import type { DriverBinding } from '../domain/device.ts';
+import type { DeviceRecord, DriverBinding } from '../domain/device.ts';
+import { missingSecrets, missingSecretsReason } from '../runtime/http/http-registry.ts';
+import { builtInCloudDrivers } from '../../drivers/cloud/index.ts';
 import { ImportError } from '../domain/import.ts';
 import { ownMakerModel, vendorOf } from '../domain/maker.ts';
 import { HOME_POWER_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
@@ -18,17 +20,18 @@ import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
-import { addHttp, HTTP_ADD_USAGE, shownBinding, trust } from './http-devices.ts';
+import { addHttp, HTTP_ADD_USAGE, setSecret, shownBinding, trust } from './http-devices.ts';
 import { saveReadDevice, saveProblem } from './save-read.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 
-export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust>
+export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust|secret>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
               [--unit N] [--driver TYPE] [--kind battery|pvInverter|meter] [--name NAME] [--vendor CODE]
 ${HTTP_ADD_USAGE}
   devices add … --update    the device is bound already (same driver, address and kind): update it in place
                             (without it, adding it again changes nothing and names the device)
-  devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it
+  devices list              every device: id, kind, maker, owner, name, online, how the hub reaches it;
+                            then those waiting for a secret (an import of an export) and what to do
   devices remove ID         delete for good: polling stops, pending commands fail, it stays deleted
   (an ID may be given by its first characters when they name one device)`;
 
@@ -43,7 +46,7 @@ function addFlags(): string[] {
 
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
   const [sub, ...rest] = args;
-  if (sub !== 'add' && sub !== 'list' && sub !== 'remove' && sub !== 'trust') {
+  if (sub !== 'add' && sub !== 'list' && sub !== 'remove' && sub !== 'trust' && sub !== 'secret') {
     io.err(DEVICES_USAGE);
     return 2;
   }
@@ -61,6 +64,16 @@ export async function runDevices(args: string[], io: CliIo, dataDir: string): Pr
         return 2;
       }
       return await trust(store, parsed.words, parsed.flags, io);
+    }
+    if (sub === 'secret') {
+      let parsed;
+      try {
+        parsed = parseArgs(rest, ['from-file']);
+      } catch (err) {
+        io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
+        return 2;
+      }
+      return setSecret(store, parsed.words, parsed.flags, io);
     }
     return sub === 'list' ? list(store, io, dataDir, writtenMs) : await add(store, rest, io);
   } finally {
@@ -103,7 +116,29 @@ function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | unde
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   for (const row of [header, ...rows]) io.out(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
   io.out(`${devices.length} device${devices.length === 1 ? '' : 's'}`);
+  // A device that cannot be reached until it is given a secret again (an import of an export), and how.
+  const waiting = devices.flatMap((d) => {
+    const why = secretNeeded(d);
+    return why ? [`  ${d.id}: ${why}`] : [];
+  });
+  if (waiting.length > 0) io.out(`Waiting for a secret (offline until it is given):\n${waiting.join('\n')}`);
   return 0;
+}
+
+/** Why the device cannot be reached without a secret its binding lacks, with what to do; undefined when it lacks none. */
+function secretNeeded(device: DeviceRecord): string | undefined {
+  const binding = device.driver;
+  if (!binding) return undefined;
+  const http = builtInHttpDrivers();
+  if (http.has(binding.type)) {
+    const missing = missingSecrets(http.get(binding.type), binding);
+    return missing.length > 0 ? missingSecretsReason(device.id, missing) : undefined;
+  }
+  // A car read from its maker's cloud: its refresh token is never exported (src/domain/secrets.ts).
+  if (builtInCloudDrivers().some((d) => d.type === binding.type) && typeof binding['refreshToken'] !== 'string') {
+    return 'no login to its maker\'s cloud on this hub: a new login is due (docs/drivers-cloud.md)';
+  }
+  return undefined;
 }
 
 /** When the database was last written (its WAL holds the latest writes), in ms. */

@@ -8,7 +8,10 @@ import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
 import { describeDiscovered, discoverHttp, type DiscoveredHttpDevice } from '../runtime/http/http-discovery.ts';
 import { HttpReader } from '../runtime/http/http-reader.ts';
-import { pinnedOf, secretSettings, targetOf } from '../runtime/http/http-registry.ts';
+import { readFileSync } from 'node:fs';
+import { httpSettingsOf, pinnedOf, targetOf } from '../runtime/http/http-registry.ts';
+import { withoutSecrets } from '../domain/secrets.ts';
+import { OCPP_BINDING } from '../domain/ocpp-binding.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
@@ -18,7 +21,10 @@ export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver e
               [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME] [--room ROOM]
               [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
                                       certificate shown is pinned (or must equal --fingerprint)
-  devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now`;
+  devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now
+  devices secret ID NAME [--from-file F]    give an HTTP device a secret again (an Envoy's token, a
+                                      Powerwall's password; an export leaves them out), read from
+                                      the file or standard input, never from the command line`;
 
 /** The HTTP devices at a host (for `hub scan`), printed as found. */
 export async function scanHttp(host: string, io: CliIo, timeoutMs: number, port?: number): Promise<DiscoveredHttpDevice[]> {
@@ -161,13 +167,82 @@ export async function trust(store: Store, args: string[], flags: Flags, io: CliI
   return 0;
 }
 
-/** The binding without its secrets, for listings. */
+/** The binding without its secrets (src/domain/secrets.ts), for listings; a pinned certificate by its fingerprint. */
 export function shownBinding(binding: DriverBinding): Record<string, unknown> {
-  const registry = builtInHttpDrivers();
-  const { type: _type, ...settings } = binding;
-  const secrets = registry.has(binding.type) ? secretSettings(registry.get(binding.type)) : [];
-  const out = Object.fromEntries(Object.entries(settings).filter(([key]) => !secrets.includes(key) && !/password|secret|token/i.test(key)));
+  const { type: _type, ...settings } = withoutSecrets(binding);
   const pinned = pinnedOf(binding);
-  if (pinned) out['tls'] = { sha256: pinned.sha256 };
-  return out;
+  if (pinned) settings['tls'] = { sha256: pinned.sha256 };
+  return settings;
+}
+
+/**
+ * `hub devices secret ID NAME`: gives an HTTP device a secret setting again (an export leaves them
+ * out), to it and to the other records of the same gateway (its PV, its meter) that lack it or hold
+ * another. The value is read from a file or standard input: on the command line, other users of the
+ * machine would see it (ps) and the shell would keep it (history).
+ */
+export function setSecret(store: Store, args: string[], flags: Flags, io: CliIo): number {
+  const [given, name] = args;
+  if (!given || !name || args.length > 2) {
+    io.err(HTTP_ADD_USAGE);
+    return 2;
+  }
+  const found = resolveDeviceId(store, given);
+  if ('problem' in found) {
+    io.err(found.problem);
+    return 1;
+  }
+  const device = store.devices.get(found.id)!;
+  const registry = builtInHttpDrivers();
+  if (!device.driver || !registry.has(device.driver.type)) {
+    io.err(device.driver?.type === OCPP_BINDING
+      ? `device ${device.id} is an OCPP charger: an export carries its password as a hash, which the import takes back; a new password is given by importing its binding with "password" (hub import FILE --update)`
+      : device.kind === 'vehicle'
+        ? `device ${device.id} is a car: its maker's login is not set by hand but made again (docs/drivers-cloud.md)`
+        : `device ${device.id} is not an HTTP device: its secrets, if any, are given by importing its binding again (hub import FILE --update)`);
+    return 1;
+  }
+  const definition = registry.get(device.driver.type);
+  const secrets = Object.entries(definition.settings).filter(([, spec]) => spec.secret).map(([setting]) => setting);
+  if (!secrets.includes(name)) {
+    io.err(`${definition.title} has no secret "${name}"${secrets.length > 0 ? `; its secrets: ${secrets.join(', ')}` : ''}`);
+    return 2;
+  }
+  const file = flags['from-file'] ?? '-';
+  let value: string;
+  try {
+    // Its first line: a file written by an editor ends with a newline that is no part of the secret.
+    value = readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/, 1)[0]!.trim();
+  } catch (err) {
+    io.err(`cannot read ${file === '-' ? 'standard input' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return 1;
+  }
+  if (value === '') {
+    io.err(`no ${name} given (${file === '-' ? 'standard input' : file} is empty); nothing changed`);
+    return 1;
+  }
+  const binding: DriverBinding = { ...device.driver, [name]: value };
+  try {
+    httpSettingsOf(definition, binding);
+  } catch (err) {
+    // The definition's words: the setting's name and what it should look like, never the value.
+    io.err(`${(err as Error).message}; nothing changed`);
+    return 1;
+  }
+  const target = targetOf(definition, device.driver);
+  const sameGateway = store.devices.all().filter((other) => {
+    if (other.id === device.id || other.driver?.type !== device.driver!.type) return false;
+    try {
+      const at = targetOf(definition, other.driver);
+      return at.scheme === target.scheme && at.host === target.host && at.port === target.port;
+    } catch {
+      return false;
+    }
+  });
+  for (const record of [device, ...sameGateway]) {
+    if (record.driver![name] === value) continue;
+    store.devices.updateDriver(record.id, { ...record.driver!, [name]: value });
+    io.out(`device ${record.id} has its ${name} now; a running hub reads it within its resync interval (15 s)`);
+  }
+  return 0;
 }

@@ -21,15 +21,21 @@ const USAGE = () => `usage: npm run hub -- <command>
   keys create NAME          create an API key (shown once)
   keys list                 list keys (never their secrets)
   keys revoke ID|NAME       revoke a key
-  import FILE [--update]    import devices from a JSON file (all or nothing; --update to update
-                            the devices records are: same id, or same driver, address and kind)
-  export FILE               write every device as an import file (- for stdout)
+  import FILE [--update] [--passphrase-file F | --without-secrets]
+                            import devices from a JSON file (all or nothing; --update to update
+                            the devices records are: same id, or same driver, address and kind);
+                            an export with sealed secrets needs its passphrase (or --without-secrets)
+  export FILE [--with-secrets [--passphrase-file F]]
+                            write every device as an import file (- for stdout), without device
+                            secrets; --with-secrets seals them with a passphrase (file or
+                            HUB_EXPORT_PASSPHRASE). Moving the whole hub: backup and restore
+  backup FILE               copy the database, secrets and all (safe while the hub runs)
   image set VEHICLE_ID PNG  set the picture of a vehicle
-  backup FILE               copy the database (safe while the hub runs)
   restore FILE              restore a backup into the database
   config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
   scan HOST[:PORT]|SERIAL   find devices at an address (below)
-  devices add|list|remove|trust   add a device found by scan, list, delete, re-pin (below)
+  devices add|list|remove|trust|secret   add a device found by scan, list, delete, re-pin,
+                            give a secret again (below)
   status                    is the hub of this data directory running and healthy: what its /health
                             says (storage full or read-only, stalled pollers…) and the free space
 
@@ -75,7 +81,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
   if (command === 'devices') {
     try {
       const config = loadConfig(env);
-      if (['add', 'list', 'remove', 'trust'].includes(args[0] ?? '')) sayDatabase(config, env, io);
+      if (['add', 'list', 'remove', 'trust', 'secret'].includes(args[0] ?? '')) sayDatabase(config, env, io);
       return await runDevices(args, io, config.dataDir);
     } catch (err) {
       if (err instanceof ConfigError) {
@@ -85,7 +91,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
       throw err;
     }
   }
-  const commands: Record<string, (store: Store, args: string[], io: CliIo) => number | Promise<number>> = {
+  const commands: Record<string, (store: Store, args: string[], io: CliIo, env: NodeJS.ProcessEnv) => number | Promise<number>> = {
     keys: runKeys,
     import: runImport,
     export: runExport,
@@ -113,7 +119,7 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
     return 1;
   }
   try {
-    return await run(store, args, io);
+    return await run(store, args, io, env);
   } finally {
     store.close();
   }

@@ -2,11 +2,19 @@ import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import { ImportError, prepareImport } from '../domain/import.ts';
 import { bindingIdentity, describeBinding } from '../domain/binding-identity.ts';
-import type { DeviceRecord } from '../domain/device.ts';
+import type { DeviceRecord, DriverBinding } from '../domain/device.ts';
+import { openSecrets, SealedFormatError, SecretsNotOpenedError, type DeviceSecrets } from '../domain/sealed-secrets.ts';
+import { canonicalJson, withoutSecrets } from '../domain/secrets.ts';
 import type { CliIo } from './io.ts';
+import { SEALED_EXPORT_FORMAT } from './export.ts';
+import { PASSPHRASE_ENV, passphraseOf, takeOption } from './passphrase.ts';
 
 const MAX_PROBLEMS_SHOWN = 50;
-const USAGE = 'usage: npm run hub -- import FILE [--update]   (a JSON array of device records; --update: a record that is a stored device, by its id or by its binding, updates that device in place; --replace is its older name)';
+const USAGE = `usage: npm run hub -- import FILE [--update] [--passphrase-file F | --without-secrets]
+  FILE: a JSON array of device records, or an export with sealed secrets (hub export --with-secrets)
+  --update: a record that is a stored device, by its id or by its binding, updates that device in place (--replace is its older name)
+  --passphrase-file F (or ${PASSPHRASE_ENV}): the passphrase that opens an export's sealed secrets
+  --without-secrets: import such an export without its secrets (the devices are offline until given them again)`;
 
 /** The stored device each binding reaches (by `bindingIdentity`), for `prepareImport`. */
 export function boundDeviceLookup(store: Store): (identity: string) => string | undefined {
@@ -23,11 +31,12 @@ export function describeDevice(d: DeviceRecord): string {
   return `${d.id}  ${d.kind} ${d.vendor}${d.name ? ` "${d.name}"` : ''} of ${d.userId}`;
 }
 
-export function runImport(store: Store, args: string[], io: CliIo): number {
+export async function runImport(store: Store, args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const update = args.includes('--update') || args.includes('--replace');
-  const rest = args.filter((a) => a !== '--update' && a !== '--replace');
+  const leaveSecretsOut = args.includes('--without-secrets');
+  const { value: passphraseFile, rest } = takeOption(args.filter((a) => a !== '--update' && a !== '--replace' && a !== '--without-secrets'), 'passphrase-file');
   const [file] = rest;
-  if (!file || rest.length > 1 || file.startsWith('--')) {
+  if (!file || rest.length > 1 || file.startsWith('--') || (leaveSecretsOut && passphraseFile !== undefined)) {
     io.err(USAGE);
     return 2;
   }
@@ -38,6 +47,30 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
     const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
     io.err(`Cannot read ${file}: ${reason}`);
     return 1;
+  }
+  if (isSealedExport(records)) {
+    let passphrase: string | undefined;
+    try {
+      passphrase = leaveSecretsOut ? undefined : passphraseOf(passphraseFile, env);
+    } catch (err) {
+      io.err(`${(err as Error).message}; nothing was imported`);
+      return 1;
+    }
+    if (!leaveSecretsOut && passphrase === undefined) {
+      io.err(`${file} carries device secrets sealed with a passphrase: give it with --passphrase-file FILE or ${PASSPHRASE_ENV}, `
+        + 'or give --without-secrets to import the devices without them (offline until each is given its secret again with `hub devices secret`). Nothing was imported.');
+      return 1;
+    }
+    try {
+      records = passphrase === undefined ? records.devices : withSecrets(records, await openSecrets(records.secrets, passphrase), io);
+    } catch (err) {
+      // Each says what is wrong in its own words, none of them with a secret.
+      if (!(err instanceof SecretsNotOpenedError || err instanceof SealedMismatchError || err instanceof SealedFormatError)) throw err;
+      io.err(`${err.message}. Nothing was imported.`);
+      return 1;
+    }
+  } else if (passphraseFile !== undefined || leaveSecretsOut) {
+    io.err(`${file} holds no sealed secrets (a plain export has none): --${leaveSecretsOut ? 'without-secrets' : 'passphrase-file'} changes nothing`);
   }
   const started = performance.now();
   const now = Date.now();
@@ -82,4 +115,42 @@ export function runImport(store: Store, args: string[], io: CliIo): number {
     io.err(err.message);
     return 1;
   }
+}
+
+interface SealedExport {
+  format: string;
+  devices: unknown;
+  secrets: unknown;
+}
+
+function isSealedExport(value: unknown): value is SealedExport {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as Record<string, unknown>)['format'] === SEALED_EXPORT_FORMAT;
+}
+
+class SealedMismatchError extends Error {}
+
+/** The export's records, each given back the secrets sealed for it, when its binding is still the one they were sealed with. */
+function withSecrets(file: SealedExport, sealed: Record<string, DeviceSecrets>, io: CliIo): unknown {
+  if (!Array.isArray(file.devices)) return file.devices;
+  let given = 0;
+  const records = file.devices.map((raw: unknown, index) => {
+    const record = raw as Record<string, unknown> | null;
+    const id = typeof record?.['id'] === 'string' ? record['id'] : undefined;
+    const secrets = id !== undefined ? sealed[id] : undefined;
+    if (!secrets) return raw;
+    const driver = record!['driver'];
+    // The file's binding may have been edited (another host): the secret is not sent where it was not meant to go.
+    if (!isObject(driver) || canonicalJson(withoutSecrets(driver as DriverBinding)) !== canonicalJson(secrets.binding)) {
+      throw new SealedMismatchError(`record ${index}: its driver binding is not the one its secrets were sealed with (was the file edited?); `
+        + 'import with --without-secrets and give the secrets again with `hub devices secret`');
+    }
+    given++;
+    return { ...record, driver: { ...driver, ...secrets.secrets } };
+  });
+  io.err(`the passphrase opened the secrets of ${given} device${given === 1 ? '' : 's'}`);
+  return records;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

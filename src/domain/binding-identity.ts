@@ -5,6 +5,7 @@
 // it to refuse a second device where one is already bound (or, asked to, to update it in place).
 import { CHARGER_BINDING, type DriverBinding } from './device.ts';
 import { OCPP_BINDING } from './ocpp-binding.ts';
+import { isSecretSetting } from './secrets.ts';
 import type { DeviceKind } from './vocabulary.ts';
 
 /** The settings that say where a device is, across the driver families. */
@@ -13,7 +14,8 @@ const ADDRESS_SETTINGS = [
   'serial', 'vin', 'carId', 'topicPrefix', 'prefix', 'circuit', 'zone', 'ecu', 'priceTopic', // MQTT bridges
 ] as const;
 
-const SECRET = /password|secret|token|uuid|^tls$/i;
+/** Settings that are no part of where a device is: its secrets, and the certificate pinned for it. */
+const notIdentity = (key: string) => key === 'type' || key === 'tls' || isSecretSetting(key);
 
 /**
  * A key equal for every binding that reaches the same device of this kind; null for a vehicle bound
@@ -28,7 +30,7 @@ export function bindingIdentity(kind: DeviceKind, binding: DriverBinding): strin
   // A binding that names no address (a generic MQTT device described by its own topics) is
   // identified by all it says but its secrets; one that says nothing but its driver names no device.
   const settings = address.length > 0 ? address
-    : Object.keys(binding).filter((key) => key !== 'type' && !SECRET.test(key)).sort().map((key) => [key, binding[key]]);
+    : Object.keys(binding).filter((key) => !notIdentity(key)).sort().map((key) => [key, binding[key]]);
   if (settings.length === 0) return null;
   return JSON.stringify([kind, binding.type, settings]);
 }

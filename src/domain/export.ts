@@ -1,11 +1,20 @@
 // Export: each device as an import record (the API's detail shape plus `kind`), so that
-// `hub export` then `hub import` on another hub gives the same devices.
-import { STATE_KEY, type DeviceRecord, type DriverBinding } from './device.ts';
+// `hub export` then `hub import` on another hub gives the same devices, without their secrets.
+import { STATE_KEY, type DeviceRecord } from './device.ts';
+import { isSingleUseSecret, splitSecrets } from './secrets.ts';
+import type { DeviceSecrets } from './sealed-secrets.ts';
 import { formatTimestamp } from './time.ts';
 
 /**
- * `ocppPasswordHash`: an OCPP charger's stored password hash, exported in its binding so that an
- * import on another hub lets the same charger in. The password itself is never stored, so never exported.
+ * An export is a file that travels (by mail, on a stick, into a support ticket), so no device
+ * secret is in it in the clear (src/domain/secrets.ts says what one is): an Envoy's token, a
+ * Powerwall's password, a car's cloud login are left out of the binding. A device that had one is
+ * exported offline: the hub that imports it cannot reach it until the secret is given again, and
+ * says so as its offline reason (also when the secrets travel sealed beside the records, `hub export
+ * --with-secrets`: an import may leave them out; one that gives them back finds the device online at
+ * its first read). `ocppPasswordHash`: an OCPP charger's stored password hash, exported in its
+ * binding so that an import on another hub lets the same charger in (the password itself is never
+ * stored).
  */
 export function toImportRecord(device: DeviceRecord, image?: Buffer, ocppPasswordHash?: string): Record<string, unknown> {
   const record: Record<string, unknown> = { kind: device.kind, id: device.id, userId: device.userId, isOnline: device.isOnline };
@@ -19,22 +28,21 @@ export function toImportRecord(device: DeviceRecord, image?: Buffer, ocppPasswor
   const stateKey = STATE_KEY[device.kind];
   if (stateKey && device.state) record[stateKey] = device.state;
   if (device.driver) {
-    const driver = withoutCloudLogin(device.driver);
-    record['driver'] = ocppPasswordHash ? { ...driver, passwordHash: ocppPasswordHash } : driver;
+    const { binding, secrets } = splitSecrets(device.driver);
+    if (Object.keys(secrets).length > 0) record['isOnline'] = false;
+    record['driver'] = ocppPasswordHash ? { ...binding, passwordHash: ocppPasswordHash } : binding;
   }
   if (image) record['image'] = image.toString('base64');
   return record;
 }
 
-/** A car's login to its maker's cloud: BMW CarData's and Volvo's refresh tokens, Volvo's application secrets. */
-const CLOUD_SECRETS = ['refreshToken', 'clientSecret', 'vccApiKey'];
-
 /**
- * A car's login to its maker's cloud is not exported: a refresh token is good once (a copy would
- * fight the hub for it), and an export is a file that travels. A car imported without it is shown
- * offline with a new login due.
+ * The secrets of a device that may travel sealed (all but a single-use refresh token), with the
+ * binding they belong to as exported; undefined when it has none.
  */
-function withoutCloudLogin(driver: DriverBinding): DriverBinding {
-  if (!CLOUD_SECRETS.some((key) => key in driver)) return driver;
-  return Object.fromEntries(Object.entries(driver).filter(([key]) => !CLOUD_SECRETS.includes(key))) as DriverBinding;
+export function sealableSecrets(device: DeviceRecord): DeviceSecrets | undefined {
+  if (!device.driver) return undefined;
+  const { binding, secrets } = splitSecrets(device.driver);
+  const carried = Object.fromEntries(Object.entries(secrets).filter(([name]) => !isSingleUseSecret(name)));
+  return Object.keys(carried).length > 0 ? { binding, secrets: carried } : undefined;
 }

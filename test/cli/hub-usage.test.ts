@@ -31,7 +31,7 @@ test('hub --help names scan and devices among the commands', async (t) => {
   assert.equal(await w.run('--help'), 0);
   const commands = w.out.join('\n').split('\n\n')[1]!; // the list of commands, before the details
   assert.match(commands, /^ {2}scan HOST\[:PORT\]\|SERIAL /m);
-  assert.match(commands, /^ {2}devices add\|list\|remove\|trust /m);
+  assert.match(commands, /^ {2}devices add\|list\|remove\|trust\|secret /m);
 });
 
 test('an unknown option is an error that lists the known ones, not ignored', async (t) => {

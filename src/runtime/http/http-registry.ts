@@ -94,9 +94,21 @@ export function httpBindingProblems(definition: HttpDriverDefinition, binding: D
   return problems;
 }
 
-/** Names of settings that are secrets (passwords, tokens): never shown or logged. */
-export function secretSettings(definition: HttpDriverDefinition): string[] {
-  return Object.entries(definition.settings).filter(([, spec]) => spec.secret).map(([name]) => name);
+/**
+ * The secrets the device needs and the binding lacks (an Envoy's token, a Powerwall's password):
+ * `hub export` leaves secrets out, so a device imported from one has none until they are given
+ * again (`hub devices secret`).
+ */
+export function missingSecrets(definition: HttpDriverDefinition, binding: DriverBinding): string[] {
+  return Object.entries(definition.settings)
+    .filter(([name, spec]) => spec.secret && spec.required && (binding[name] === undefined || binding[name] === ''))
+    .map(([name]) => name);
+}
+
+/** Why a device lacking these secrets is not read, and what gives them back; for listings, the API and the log. */
+export function missingSecretsReason(deviceId: string, names: readonly string[]): string {
+  const which = names.join(' and ');
+  return `no ${which} in its binding (an export leaves secrets out): give it with \`hub devices secret ${deviceId} ${names[0]}\``;
 }
 
 function rulesOf(rules: Record<string, HttpFieldRule | readonly HttpFieldRule[]>): HttpFieldRule[] {

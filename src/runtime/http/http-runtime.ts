@@ -20,7 +20,7 @@ import { StateWriter } from '../state-writer.ts';
 import type { HttpCommand } from './definition.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 import { AuthRefusedError, HttpReader, RateLimitedError, RequestLane } from './http-reader.ts';
-import { targetOf } from './http-registry.ts';
+import { missingSecrets, missingSecretsReason, targetOf } from './http-registry.ts';
 import { boundedSignal } from '../bounded-signal.ts';
 import { neverConnected } from '../../transport/http-device.ts';
 
@@ -78,6 +78,11 @@ export class HttpRuntime implements CommandExecutor {
   polls = 0;
   pollErrors = 0;
   private readonly sessions = new Map<string, Session>();
+  /**
+   * Devices whose binding cannot be used, with the binding and why: told once per binding (not at
+   * every resync) and given as their offline reason (an imported Envoy without its token).
+   */
+  private readonly unusable = new Map<string, { binding: string; reason: string }>();
   /** One lane per device address: records of one gateway (PV, meter, battery) share it. */
   private readonly lanes = new Map<string, RequestLane>();
   private timers: NodeJS.Timeout[] = [];
@@ -121,6 +126,7 @@ export class HttpRuntime implements CommandExecutor {
   remove(deviceId: string): void {
     const session = this.sessions.get(deviceId);
     this.sessions.delete(deviceId);
+    this.unusable.delete(deviceId);
     this.writer.forget(deviceId);
     if (session && ![...this.sessions.values()].some((s) => s.laneKey === session.laneKey)) this.lanes.delete(session.laneKey);
   }
@@ -132,7 +138,7 @@ export class HttpRuntime implements CommandExecutor {
 
   /** Why the device is shown offline (an expired token…), or undefined while it answers. */
   offlineReason(deviceId: string): string | undefined {
-    return this.sessions.get(deviceId)?.offlineReason;
+    return this.sessions.get(deviceId)?.offlineReason ?? this.unusable.get(deviceId)?.reason;
   }
 
   /** When the device is next polled (hub clock, ms), for tests and diagnostics. */
@@ -143,7 +149,7 @@ export class HttpRuntime implements CommandExecutor {
   /** A live read: the device is asked now; a device that does not answer is unreachable (503). */
   async refresh(device: DeviceRecord): Promise<DeviceRecord> {
     const session = this.sessionOf(device);
-    if (!session) throw new DeviceUnreachableError(device.id, 'its driver binding is not usable');
+    if (!session) throw new DeviceUnreachableError(device.id, this.unusable.get(device.id)?.reason ?? 'its driver binding is not usable');
     // Credentials the device refused are not tried again before the longest back-off, by a refresh
     // either: an app refreshing every few seconds would otherwise lock a Powerwall account.
     if (session.authRefused && this.deps.clock.now() < session.nextPollAt) throw new DeviceUnreachableError(device.id, session.offlineReason ?? 'the device refuses the hub\'s credentials');
@@ -287,6 +293,12 @@ export class HttpRuntime implements CommandExecutor {
   /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
     this.lastSyncAt = this.deps.clock.now();
+    const driven = new Set(this.deps.store.devices.driven().map((d) => d.id));
+    for (const id of this.unusable.keys()) {
+      if (driven.has(id)) continue;
+      this.unusable.delete(id);
+      if (!this.sessions.has(id)) this.writer.forget(id);
+    }
     syncSessions(this.deps.store.devices.driven(), sessionTable(this.sessions, {
       handles: (device) => this.handles(device), open: (device) => this.open(device), remove: (id) => this.remove(id),
     }));
@@ -303,6 +315,15 @@ export class HttpRuntime implements CommandExecutor {
       const mapping = definition.kinds[device.kind];
       if (!mapping) throw new Error(`driver ${definition.type} cannot read a ${device.kind}`);
       const binding = device.driver!;
+      const missing = missingSecrets(definition, binding);
+      if (missing.length > 0) {
+        // Not asked at all: without its secret the device could only refuse (and a Powerwall locks
+        // out repeated failed logins). Shown offline with what to do until the secret is given.
+        this.markUnusable(device, missingSecretsReason(device.id, missing), log);
+        this.writer.track(device);
+        this.writer.reportOnline(device.id, false);
+        return undefined;
+      }
       const target = targetOf(definition, binding);
       const laneKey = `${target.scheme}://${target.host}:${target.port}`;
       const lane = this.lanes.get(laneKey) ?? new RequestLane();
@@ -324,12 +345,20 @@ export class HttpRuntime implements CommandExecutor {
         log,
       };
       this.sessions.set(device.id, session);
+      this.unusable.delete(device.id);
       this.writer.track(device);
       return session;
     } catch (err) {
-      log.warn({ err: { type: (err as Error).name, message: (err as Error).message } }, 'http: device has an unusable driver binding, not polled');
+      this.markUnusable(device, (err as Error).message, log);
       return undefined;
     }
+  }
+
+  /** Keeps why the device's binding cannot be used; said in the log once per binding. */
+  private markUnusable(device: DeviceRecord, reason: string, log: Logger): void {
+    const binding = JSON.stringify(device.driver);
+    if (this.unusable.get(device.id)?.binding !== binding) log.warn({ reason }, 'http: device has an unusable driver binding, not polled');
+    this.unusable.set(device.id, { binding, reason });
   }
 }
 

@@ -222,3 +222,26 @@ test('Enphase: a hub stopping while a request hangs ends at once and does not sh
   t.after(() => store.close());
   assert.equal(store.devices.get(PV)!.isOnline, true);
 });
+
+test('Enphase: a gateway imported without its token (an export leaves it out) is not asked, shows why and what to do, and reads once given it', async (t) => {
+  const { sim, binding, token } = await rig(t);
+  const { token: _left, ...withoutToken } = binding();
+  // Imported as the export writes it: online as it was on the old hub.
+  const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', withoutToken, { isOnline: true })]);
+  await hub.until(PV, (d) => !d.isOnline);
+  const why = `no token in its binding (an export leaves secrets out): give it with \`hub devices secret ${PV} token\``;
+  assert.equal(hub.daemon.http!.offlineReason(PV), why);
+  const page = await fetch(`${hub.daemon.url}/home/devices`, { headers: { 'x-api-key': HTTP_HUB_KEY } });
+  const listed = ((await page.json()) as { devices: { kind: string; reason?: string }[] }).devices.find((d) => d.kind === 'pvInverter');
+  assert.equal(listed?.reason, why);
+  const res = await hub.api(`/pv-inverters/${PV}/refresh`);
+  assert.equal(res.status, 503);
+  assert.match(((await res.json()) as { message: string }).message, /no token in its binding .*hub devices secret/);
+  // Without a token it could only be refused: it was not asked at all.
+  assert.equal(sim.requests.length, 0);
+  // The token given again (as `hub devices secret` stores it): read at the next resync.
+  hub.daemon.db.devices.updateDriver(PV, { ...withoutToken, token });
+  hub.daemon.http!.sync();
+  await hub.until(PV, (d) => d.isOnline && d.state?.['solarPower'] !== undefined);
+  assert.equal(hub.daemon.http!.offlineReason(PV), undefined);
+});
