@@ -10,6 +10,8 @@ export interface PairingField {
   /** A JavaScript regular expression the whole (trimmed) value must match, as in HTML `pattern`. */
   pattern?: string;
   maxLength: number;
+  /** A secret the user types (an application's client secret): not shown on screen, never filled in again. */
+  masked?: boolean;
 }
 
 export interface PairingForm {

@@ -204,6 +204,14 @@ test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page wi
   const refused = await (await get(new URL(callback.headers.get('location')!, hub.url).href)).text();
   assert.match(refused, /The maker refused these details/);
 
+  // A form with a problem comes back with what was entered, but never the secret.
+  const missing = await post(pageUrl, { action: 'login', vccApiKey: '', clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
+  assert.equal(missing.status, 400);
+  const again = await missing.text();
+  assert.match(again, new RegExp(`name="clientId" type="text" value="${VOLVO.clientId}"`));
+  assert.doesNotMatch(again, new RegExp(VOLVO.clientSecret));
+  assert.match(again, /<input id="f-clientSecret" name="clientSecret" type="password" value=""/, 'typed unseen');
+
   const stray = await get(`${hub.url}/connect/callback?state=forged&code=x`);
   assert.equal(stray.status, 404);
   assert.equal(heading(await stray.text()), 'Unknown link');

@@ -97,7 +97,7 @@ export function formPage(frame: PageFrame, input: FormPageInput): string {
 <label for="${id}">${label(field)}${field.required ? '' : html` <span class="hub">${text.optional}</span>`}</label>
 ${help ? html`<p class="help" id="${id}-help">${help}</p>` : ''}
 ${problem ? html`<p class="error" id="${id}-error">${message(field, problem)}</p>` : ''}
-<input id="${id}" name="${field.name}" type="text" value="${input.values?.[field.name] ?? ''}" maxlength="${field.maxLength}"${
+<input id="${id}" name="${field.name}" type="${field.masked ? 'password' : 'text'}" value="${field.masked ? '' : input.values?.[field.name] ?? ''}" maxlength="${field.maxLength}"${
   field.pattern ? html` pattern="${field.pattern}"` : ''}${field.required ? html` required aria-required="true"` : ''}${
   describedBy ? html` aria-describedby="${describedBy}"` : ''}${problem ? html` aria-invalid="true"` : ''}${
   field === focus ? html` autofocus` : ''} autocomplete="off" autocapitalize="off" spellcheck="false">

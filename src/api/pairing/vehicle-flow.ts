@@ -35,8 +35,6 @@ export interface PageKit {
 /** The hub's one address a maker's login sends the browser back to (the owner registers it with the maker). */
 export const VEHICLE_CALLBACK_PATH = '/connect/callback';
 
-const SECRET_FIELD = /secret|key|password|token/i;
-
 const FIRST_PAGE = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
 
 export function vehicleFlow(kit: PageKit) {
@@ -49,11 +47,10 @@ export function vehicleFlow(kit: PageKit) {
     extra: { values?: Record<string, string>; problems?: { field: string; problem: 'required' | 'tooLong' | 'invalid' }[]; failure?: string } = {}) => {
     const frame = kit.frameOf(c, session);
     const maker = vendorName(session.vendor);
-    // A secret (Volvo's client secret and API key) is never sent back: the owner enters it again.
-    const values = extra.values && Object.fromEntries(Object.entries(extra.values).map(([name, value]) => [name, SECRET_FIELD.test(name) ? '' : value]));
+    // A masked field (Volvo's client secret and API key) is never sent back: the owner enters it again.
     return kit.page(c, status, formPage(frame, {
       token, vendor: session.vendor, form: { ...form, hints: { ...form.hints, callbackUrl: callbackUrlOf() } },
-      heading: frame.text.vehicle.heading(maker), submit: { label: frame.text.vehicle.login(maker), action: 'login' }, ...extra, values,
+      heading: frame.text.vehicle.heading(maker), submit: { label: frame.text.vehicle.login(maker), action: 'login' }, ...extra,
     }), session.redirectUrl);
   };
 

@@ -46,9 +46,9 @@ const CARDATA_FORM: PairingForm = {
 /** The Volvo developer portal's application: its VCC API key, client id and secret. Formats are Volvo's to change. */
 const VOLVO_FORM: PairingForm = {
   fields: [
-    { name: 'vccApiKey', required: true, maxLength: 128 },
+    { name: 'vccApiKey', required: true, maxLength: 128, masked: true },
     { name: 'clientId', required: true, maxLength: 128 },
-    { name: 'clientSecret', required: true, maxLength: 256 },
+    { name: 'clientSecret', required: true, maxLength: 256, masked: true },
   ],
 };
 
