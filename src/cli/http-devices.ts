@@ -2,7 +2,8 @@
 // Powerwall gateway or a Daikin adapter recognised by its own discovery answer; the certificate it
 // presents is shown and pinned in its binding (trust on first use), and changed only by the
 // installer with `hub devices trust`.
-import type { DriverBinding } from '../domain/device.ts';
+import type { DeviceRecord, DriverBinding } from '../domain/device.ts';
+import type { HttpDriverDefinition } from '../runtime/http/definition.ts';
 import { BATTERY_VENDORS, type DeviceKind } from '../domain/vocabulary.ts';
 import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
@@ -114,18 +115,10 @@ export async function trust(store: Store, args: string[], flags: Flags, io: CliI
     io.err(HTTP_ADD_USAGE);
     return 2;
   }
-  const found = resolveDeviceId(store, given);
-  if ('problem' in found) {
-    io.err(found.problem);
-    return 1;
-  }
-  const device = store.devices.get(found.id)!;
-  const registry = builtInHttpDrivers();
-  if (!device.driver || !registry.has(device.driver.type)) {
-    io.err(`device ${device.id} is not reached over HTTP(S): there is no certificate to trust`);
-    return 1;
-  }
-  const target = targetOf(registry.get(device.driver.type), device.driver);
+  const found = httpDeviceOf(store, given, io, (device) => `device ${device.id} is not reached over HTTP(S): there is no certificate to trust`);
+  if (typeof found === 'number') return found;
+  const { device, definition, registry } = found;
+  const target = targetOf(definition, device.driver);
   if (target.scheme !== 'https') {
     io.err(`device ${device.id} is reached over plain HTTP: there is no certificate to trust`);
     return 1;
@@ -187,22 +180,13 @@ export function setSecret(store: Store, args: string[], flags: Flags, io: CliIo)
     io.err(HTTP_ADD_USAGE);
     return 2;
   }
-  const found = resolveDeviceId(store, given);
-  if ('problem' in found) {
-    io.err(found.problem);
-    return 1;
-  }
-  const device = store.devices.get(found.id)!;
-  const registry = builtInHttpDrivers();
-  if (!device.driver || !registry.has(device.driver.type)) {
-    io.err(device.driver?.type === OCPP_BINDING
-      ? `device ${device.id} is an OCPP charger: an export carries its password as a hash, which the import takes back; a new password is given by importing its binding with "password" (hub import FILE --update)`
-      : device.kind === 'vehicle'
-        ? `device ${device.id} is a car: its maker's login is not set by hand but made again (docs/drivers-cloud.md)`
-        : `device ${device.id} is not an HTTP device: its secrets, if any, are given by importing its binding again (hub import FILE --update)`);
-    return 1;
-  }
-  const definition = registry.get(device.driver.type);
+  const found = httpDeviceOf(store, given, io, (device) => (device.driver?.type === OCPP_BINDING
+    ? `device ${device.id} is an OCPP charger: an export carries its password as a hash, which the import takes back; a new password is given by importing its binding with "password" (hub import FILE --update)`
+    : device.kind === 'vehicle'
+      ? `device ${device.id} is a car: its maker's login is not set by hand but made again, through the connect page (POST /v1.0.0/connections/vehicles; docs/pairing.md)`
+      : `device ${device.id} is not an HTTP device: its secrets, if any, are given by importing its binding again (hub import FILE --update)`));
+  if (typeof found === 'number') return found;
+  const { device, definition } = found;
   const secrets = Object.entries(definition.settings).filter(([, spec]) => spec.secret).map(([setting]) => setting);
   if (!secrets.includes(name)) {
     io.err(`${definition.title} has no secret "${name}"${secrets.length > 0 ? `; its secrets: ${secrets.join(', ')}` : ''}`);
@@ -245,4 +229,21 @@ export function setSecret(store: Store, args: string[], flags: Flags, io: CliIo)
     io.out(`device ${record.id} has its ${name} now; a running hub reads it within its resync interval (15 s)`);
   }
   return 0;
+}
+
+/** The HTTP device `given` names (an id or its prefix), with its definition; else the exit status, the reason said. */
+function httpDeviceOf(store: Store, given: string, io: CliIo, notHttp: (device: DeviceRecord) => string):
+  { device: DeviceRecord & { driver: DriverBinding }; definition: HttpDriverDefinition; registry: ReturnType<typeof builtInHttpDrivers> } | number {
+  const found = resolveDeviceId(store, given);
+  if ('problem' in found) {
+    io.err(found.problem);
+    return 1;
+  }
+  const device = store.devices.get(found.id)!;
+  const registry = builtInHttpDrivers();
+  if (!device.driver || !registry.has(device.driver.type)) {
+    io.err(notHttp(device));
+    return 1;
+  }
+  return { device: device as DeviceRecord & { driver: DriverBinding }, definition: registry.get(device.driver.type), registry };
 }
