@@ -3,36 +3,12 @@
 // the middle of a command, and a Modbus write confirmed by reading it back.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ModbusSimServer, readHoldingRegisters, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
+import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
+import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
 import { GoESim } from '../../src/sim/mqtt/go-e-sim.ts';
 import { drivenRecord, startMqttHub } from '../support/mqtt-hub.ts';
 
-const HEAT_PUMP = '6f1c2a4e-0000-4000-8000-0000000a0001';
 const CHARGER = '6f1c2a4e-0000-4000-8000-00000000c002';
-
-/** A heat pump's register map: 100 flow setpoint (0.1 °C, writable), 101 room temperature (0.1 °C). */
-class HeatPumpUnit implements SimUnit {
-  readonly registers = new Map<number, number>([[100, 200], [101, 195]]);
-  /** A setpoint the controller clamps to (it accepts the write but keeps its limit). */
-  clampAt: number | undefined;
-  read(fn: 3 | 4, address: number, count: number): number[] | null {
-    return readHoldingRegisters(this.registers, fn, address, count);
-  }
-  write(address: number, values: number[]): boolean {
-    if (address !== 100 || values.length !== 1) return false;
-    this.registers.set(100, this.clampAt !== undefined ? Math.min(values[0]!, this.clampAt) : values[0]!);
-    return true;
-  }
-}
-
-function heatPumpRecord(port: number) {
-  return drivenRecord('hvac', HEAT_PUMP, 'VAILLANT', {
-    type: 'modbus-registers', host: '127.0.0.1', port, unitId: 1, kind: 'hvac', pollIntervalMs: 200,
-    points: { setpoint: { register: 100, type: 'int16', scale: 0.1 }, room: { register: 101, type: 'int16', scale: 0.1 } },
-    fields: { targetTemperature: { point: 'setpoint', digits: 1 }, roomTemperature: { point: 'room', digits: 1 } },
-    commands: { SET_TEMPERATURE: { point: 'setpoint', value: { from: 'payload', field: 'temperature', min: 5, max: 30 }, confirmField: 'targetTemperature' } },
-  }, { type: 'HEATING_CIRCUIT' });
-}
 
 test('Modbus: SET_TEMPERATURE is written and confirmed by reading it back; a value the device does not keep fails', async (t) => {
   const unit = new HeatPumpUnit();

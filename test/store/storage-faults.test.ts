@@ -9,8 +9,9 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync, statSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { ModbusSimServer, readHoldingRegisters, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
-import { drivenRecord, startMqttHub } from '../support/mqtt-hub.ts';
+import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
+import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
+import { startMqttHub } from '../support/mqtt-hub.ts';
 import { until } from '../support/process.ts';
 import { fill, mountExt4, mountTmpfs } from '../support/mounts.ts';
 import { Store } from '../../src/store/store.ts';
@@ -18,30 +19,6 @@ import { ocppCharger, startOcppHub } from '../support/ocpp-hub.ts';
 import { silentLogger } from '../../src/log.ts';
 import { StorageUnavailable } from '../../src/store/storage-fault.ts';
 import { DataDirLock } from '../../src/store/data-dir-lock.ts';
-
-const HEAT_PUMP = '6f1c2a4e-0000-4000-8000-0000000a0001';
-
-/** A heat pump: 100 flow setpoint (0.1 °C, writable), 101 room temperature (0.1 °C). */
-class HeatPumpUnit implements SimUnit {
-  readonly registers = new Map<number, number>([[100, 200], [101, 195]]);
-  read(fn: 3 | 4, address: number, count: number): number[] | null {
-    return readHoldingRegisters(this.registers, fn, address, count);
-  }
-  write(address: number, values: number[]): boolean {
-    if (address !== 100 || values.length !== 1) return false;
-    this.registers.set(100, values[0]!);
-    return true;
-  }
-}
-
-function heatPumpRecord(port: number) {
-  return drivenRecord('hvac', HEAT_PUMP, 'VAILLANT', {
-    type: 'modbus-registers', host: '127.0.0.1', port, unitId: 1, kind: 'hvac', pollIntervalMs: 200,
-    points: { setpoint: { register: 100, type: 'int16', scale: 0.1 }, room: { register: 101, type: 'int16', scale: 0.1 } },
-    fields: { targetTemperature: { point: 'setpoint', digits: 1 }, roomTemperature: { point: 'room', digits: 1 } },
-    commands: { SET_TEMPERATURE: { point: 'setpoint', value: { from: 'payload', field: 'temperature', min: 5, max: 30 }, confirmField: 'targetTemperature' } },
-  }, { type: 'HEATING_CIRCUIT' });
-}
 
 async function health(url: string): Promise<{ status: number; body: { status: string; problems?: string[] } }> {
   const res = await fetch(`${url}/health`);
