@@ -38,6 +38,9 @@ export interface PageRequest {
   size: number;
 }
 
+/** The first 50, for the hub's own look at a household's few devices of a kind (its chargers, its cars). */
+export const FIRST_PAGE: PageRequest = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' };
+
 export interface Page<T> {
   items: T[];
   total: number;

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { ApiDeps } from '../deps.ts';
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
 import type { ConnectSession } from '../../store/connect-sessions.ts';
+import { FIRST_PAGE } from '../../store/devices.ts';
 import { formPage, messagePage, notSupportedPage, vendorName, type PageFrame } from './pages.ts';
 import { choosePage, codePage, redirectPage } from './vehicle-pages.ts';
 import { readFormInput } from './form-input.ts';
@@ -35,7 +36,6 @@ export interface PageKit {
 /** The hub's one address a maker's login sends the browser back to (the owner registers it with the maker). */
 export const VEHICLE_CALLBACK_PATH = '/connect/callback';
 
-const FIRST_PAGE = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
 
 export function vehicleFlow(kit: PageKit) {
   const { deps } = kit;
@@ -58,9 +58,9 @@ export function vehicleFlow(kit: PageKit) {
   const chargersOf = (userId: string) => deps.store.devices.list({ kind: 'charger', ownerId: userId }, FIRST_PAGE).items
     .map((charger) => ({ id: charger.id, label: [charger.name ?? vendorName(charger.vendor), charger.model].filter(Boolean).join(' · ') }));
 
-  /** The vehicle with this VIN on the hub, whoever's it is. */
-  const vehicleWithVin = (vin: string) => deps.store.devices.all()
-    .find((d) => d.kind === 'vehicle' && (d.staticData['vin'] === vin || d.driver?.['vin'] === vin));
+  /** The vehicle with this VIN on the hub, whoever's it is (the store's filter matches a part of it). */
+  const vehicleWithVin = (vin: string) => deps.store.devices.list({ kind: 'vehicle', vin }, FIRST_PAGE).items
+    .find((d) => d.staticData['vin'] === vin || d.driver?.['vin'] === vin);
 
   const chooseAnswer = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, cars: readonly ConnectableCar[],
     selected: { vin?: string; chargerId?: string }, failure?: string) => {

@@ -16,6 +16,7 @@ import { formatTimestamp, type Clock } from '../../domain/time.ts';
 import { KIND_LABEL, type CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
+import { FIRST_PAGE } from '../../store/devices.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 import { boundedSignal } from '../bounded-signal.ts';
 import { CommandFailure, DeviceNotReached, type CommandExecutor, type CommandShape } from './executor.ts';
@@ -41,7 +42,6 @@ export const DEFAULT_COMMAND_WORKER_SETTINGS: CommandWorkerSettings = {
 const CHARGER_CAN_DO: readonly CommandType[] = ['CHARGING_START', 'CHARGING_STOP', 'SET_CHARGING_CURRENT'];
 
 /** A household's devices of one kind fit in one page. */
-const FIRST_PAGE = { page: 0, size: 50, sortField: 'VENDOR', sortOrder: 'ASC' } as const;
 
 interface DeviceQueue {
   waiting: CommandRecord[];
