@@ -12,7 +12,7 @@ import type { ApiDeps } from '../deps.ts';
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
 import type { ConnectSession } from '../../store/connect-sessions.ts';
 import { FIRST_PAGE } from '../../store/devices.ts';
-import { formPage, messagePage, notSupportedPage, vendorName, type PageFrame } from './pages.ts';
+import { formPage, messagePage, notSupportedPage, vendorName, type FormPageInput, type PageFrame } from './pages.ts';
 import { choosePage, codePage, redirectPage } from './vehicle-pages.ts';
 import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
@@ -44,7 +44,7 @@ export function vehicleFlow(kit: PageKit) {
   const formOf = (vendor: string) => deps.vehicles?.forms().get(vendor);
 
   const loginPage = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, form: PairingForm,
-    extra: { values?: Record<string, string>; problems?: { field: string; problem: 'required' | 'tooLong' | 'invalid' }[]; failure?: string } = {}) => {
+    extra: Pick<FormPageInput, 'values' | 'problems' | 'failure'> = {}) => {
     const frame = kit.frameOf(c, session);
     const maker = vendorName(session.vendor);
     // A masked field (Volvo's client secret and API key) is never sent back: the owner enters it again.
