@@ -67,8 +67,12 @@ export class BrokerLink extends EventEmitter {
     if (!client) return;
     // A graceful end lets in-flight messages be acknowledged, but a broker that is away never
     // answers: then, after a short wait, the connection is dropped.
+    // The wait is a ref'd timer: with the broker gone nothing else may keep the process alive, and a
+    // stop must not end by the event loop running dry before the database is closed.
     const graceful = client.connected ? client.endAsync(false) : Promise.resolve();
-    const gaveUp = await Promise.race([graceful.then(() => false), new Promise<boolean>((resolve) => setTimeout(resolve, 2000, true).unref())]);
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = await Promise.race([graceful.then(() => false), new Promise<boolean>((resolve) => { timer = setTimeout(resolve, 2000, true); })]);
+    clearTimeout(timer);
     if (gaveUp || !client.connected) await client.endAsync(true);
   }
 
