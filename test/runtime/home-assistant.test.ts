@@ -15,6 +15,7 @@ import { TeslaMateSim } from '../../src/sim/mqtt/teslamate-sim.ts';
 import { EbusdVaillantSim } from '../../src/sim/mqtt/ebusd-vaillant-sim.ts';
 import { TariffTopicSim } from '../../src/sim/mqtt/tariff-topic-sim.ts';
 import type { CommandRecord } from '../../src/store/commands.ts';
+import { skipWithout } from '../support/peers.ts';
 import { drivenRecord, startMqttHub, type MqttHub } from '../support/mqtt-hub.ts';
 import { startBroker, type TestBroker } from '../support/broker.ts';
 import { TopicWatch, type Seen } from '../support/topic-watch.ts';
@@ -143,7 +144,12 @@ function assertDiscoveryBasics(seen: Seen, deviceId: string, name: string): Reco
   return payload;
 }
 
-test('home assistant: every kind is discovered, retained, with the components, classes and units Home Assistant documents', async (t) => {
+// These two read back what stays retained on the broker, as mosquitto (Home Assistant's usual
+// broker) keeps it; on aedes, the in-process stand-in when mosquitto is missing, what they read back
+// differs (older states, topics not yet cleared), so they need mosquitto.
+const needsMosquitto = { skip: skipWithout('mosquitto') };
+
+test('home assistant: every kind is discovered, retained, with the components, classes and units Home Assistant documents', needsMosquitto, async (t) => {
   const { hub, watch } = await household(t);
   // The energy dashboard's grid sensors: energy, total_increasing, kWh (validate.py's ENERGY_USAGE_UNITS).
   const imported = await configured(watch, config('sensor', METER, 'energy_imported'));
@@ -367,7 +373,7 @@ test('home assistant: the hub is shown unavailable by its last will when its con
   await stopped;
 });
 
-test('home assistant: turned off, the hub removes what it published', async (t) => {
+test('home assistant: turned off, the hub removes what it published', needsMosquitto, async (t) => {
   const { broker, hubs } = await sharedBroker(t);
   const first = await household(t, { broker });
   hubs.push(first.hub);
