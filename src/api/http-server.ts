@@ -74,8 +74,14 @@ export function createHubServer(options: HubServerOptions): Server {
       drainUnread(request, response);
       return writeResponse(refused('BAD_REQUEST', 'A request must carry exactly one Host header', 'repeated Host', request.method), response);
     }
-    // A GET or HEAD body is ignored, as before: Node drops it once the answer is written.
-    if (request.method === 'GET' || request.method === 'HEAD') return dispatch(request, response);
+    // A GET or HEAD body means nothing to the API: it is read and dropped from the start (up to the
+    // drain bound), so the connection is ready for the next request when the answer is written. Left
+    // to Node, a body still arriving after the answer broke the next request on a kept-alive socket
+    // (RFC 9112 9.6: a connection the server will not keep must say so).
+    if (request.method === 'GET' || request.method === 'HEAD') {
+      if (hasBody(request)) drainUnread(request, response);
+      return dispatch(request, response);
+    }
     const announced = Number(request.headers['content-length']);
     if (announced > options.bodyLimitBytes) return tooLarge(request, response);
     const chunks: Buffer[] = [];
@@ -115,9 +121,16 @@ export function createHubServer(options: HubServerOptions): Server {
   // method it has no route for.
   server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     options.countAnswer?.('CONNECT', 405);
-    answerOnSocket(socket, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: the hub is not a proxy', log, `CONNECT ${String(request.url).slice(0, 100)}`);
+    // RFC 9110 15.5.6: a 405 names the methods the target takes; a CONNECT's target is no resource
+    // of the hub's, so it names the methods the hub serves at all.
+    answerOnSocket(socket, 'METHOD_NOT_ALLOWED', 'CONNECT is not supported: the hub is not a proxy', log, `CONNECT ${String(request.url).slice(0, 100)}`,
+      undefined, { allow: 'GET, HEAD, POST, DELETE' });
   });
   return server;
+}
+
+function hasBody(request: IncomingMessage): boolean {
+  return request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 }
 
 function hostLines(rawHeaders: string[]): number {
