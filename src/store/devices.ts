@@ -318,6 +318,13 @@ export class DeviceRepository {
     return this.onlineUnreached.all(CHARGER_BINDING) as string[];
   }
 
+  /** Marks devices offline in one transaction whatever their number (10,000 commits took 4 s at start). */
+  setOffline(ids: readonly string[]): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.setOnline(id, false);
+    })();
+  }
+
   setOnline(id: string, isOnline: boolean): boolean {
     // Going offline or coming back writes the device's latest telemetry with it.
     const live = this.live.get(id);
