@@ -138,12 +138,22 @@ async function main(): Promise<void> {
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
       `  docs: ${daemon.url}/docs\n` +
-      `  the demo's devices and their ids:  npm run hub -- devices list\n` +
+      `  the demo's devices and their ids:  ${hubCommandFor(process.env)} devices list\n` +
       (quietDemo ? '  logs: warnings only (HUB_LOG_LEVEL=info npm start shows every event)\n' : '') +
       (config.homeAssistant.enabled && config.mqtt ? `  Home Assistant: point its MQTT integration at the broker ${config.mqtt.url} (docs/home-assistant.md)\n` : '') +
       '\n',
     );
   }
+}
+
+/**
+ * `npm run hub --` as it reaches this hub: with the data directory and configuration it was started
+ * with (HUB_DATA_DIR=data-8081 npm start needs the same variable for its devices list).
+ */
+function hubCommandFor(env: NodeJS.ProcessEnv): string {
+  const quoted = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const vars = (['HUB_DATA_DIR', 'HUB_CONFIG'] as const).flatMap((name) => (env[name] ? [`${name}=${quoted(env[name]!)}`] : []));
+  return [...vars, 'npm run hub --'].join(' ');
 }
 
 main().catch((err: Error) => {

@@ -2,7 +2,7 @@
 // without touching the running hub, and a SIGTERM to npm's own pid that stops the hub (no orphan).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -72,7 +72,11 @@ test('a second npm start fails on the port without touching the running hub; SIG
   const key = await banner(first.child, first.output);
   const batteries = () => fetch(`http://127.0.0.1:${port}/v1.0.0/batteries`, { headers: { 'X-API-KEY': key } });
   assert.equal((await batteries()).status, 200);
-  assert.match(first.output(), /the demo's devices and their ids:\s+npm run hub -- devices list/);
+  // The banner's command reaches this hub's data directory, not an empty data/ of the checkout.
+  const listCommand = /the demo's devices and their ids:\s+(.+)$/m.exec(first.output())?.[1] ?? '';
+  assert.equal(listCommand, `HUB_DATA_DIR=${dataDir} npm run hub -- devices list`);
+  const listed = execSync(listCommand, { encoding: 'utf8', env: { ...process.env, HUB_DATA_DIR: undefined, HUB_CONFIG: undefined }, stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.match(listed, /\bbattery\b/, listed);
   // Advice that does not apply to the demo is not given, even at level info.
   assert.doesNotMatch(first.output(), /mqtt\.deviceUrl|refused MQTT 5/);
   const before = bindings(dataDir);
