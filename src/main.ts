@@ -1,5 +1,7 @@
 // Entry point: read the configuration, start the daemon, stop it cleanly on SIGINT/SIGTERM.
 // `--demo` (npm start) seeds a demo household and prints a fresh key to try the API with.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { loadConfig, ConfigError, ConfigSchema } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
@@ -45,7 +47,8 @@ async function main(): Promise<void> {
   // The demo starts quietly: its banner is what a demo user needs, and each simulated device's
   // arrival is no news. Warnings still show (a device gone offline, a command waiting for one);
   // HUB_LOG_LEVEL=info shows every event, as on an installed hub.
-  const quietDemo = demo && process.env['HUB_LOG_LEVEL'] === undefined && process.env['HUB_CONFIG'] === undefined;
+  // A configuration file for the demo (Home Assistant's recipe) keeps it quiet unless it names a level.
+  const quietDemo = demo && process.env['HUB_LOG_LEVEL'] === undefined && !namesLogLevel(process.env['HUB_CONFIG']);
   const log = createLogger(quietDemo ? 'warn' : config.logLevel, output);
   let demoKey: string | undefined;
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
@@ -144,6 +147,13 @@ async function main(): Promise<void> {
       '\n',
     );
   }
+}
+
+/** Whether the configuration file (already checked by loadConfig) sets logLevel itself. */
+function namesLogLevel(file: string | undefined): boolean {
+  if (!file) return false;
+  const values = parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown> | null;
+  return typeof values === 'object' && values !== null && 'logLevel' in values;
 }
 
 /**

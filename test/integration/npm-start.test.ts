@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,6 +108,24 @@ test('the demo starts quietly: nothing before its banner, warnings only after it
   // npm's own two lines (the script it runs) come first; not one log line of the hub.
   assert.doesNotMatch(before, /"level"/, before);
   assert.match(demo.output(), /logs: warnings only \(HUB_LOG_LEVEL=info npm start shows every event\)/);
+  process.kill(demo.child.pid!, 'SIGTERM');
+  assert.equal(await demo.exited, 0);
+});
+
+test('the demo with a configuration file that names no log level (Home Assistant\'s recipe) starts quietly too', { timeout: 120_000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-npm-quiet-config-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = join(dataDir, 'ha-demo.yaml');
+  writeFileSync(config, 'homeAssistant:\n  enabled: true\n');
+  const port = await freePort();
+  const demo = npmStart({ HUB_DATA_DIR: dataDir, HUB_HTTP_PORT: String(port), HUB_LOG_LEVEL: undefined, HUB_CONFIG: config });
+  t.after(() => {
+    if (demo.child.exitCode === null) try { process.kill(-demo.child.pid!, 'SIGKILL'); } catch { /* gone */ }
+  });
+  await banner(demo.child, demo.output);
+  const before = demo.output().slice(0, demo.output().indexOf('home-energy-hub is running at'));
+  assert.doesNotMatch(before, /"level":30/, before);
+  assert.match(demo.output(), /logs: warnings only/);
   process.kill(demo.child.pid!, 'SIGTERM');
   assert.equal(await demo.exited, 0);
 });
