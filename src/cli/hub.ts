@@ -23,7 +23,7 @@ const USAGE = () => `usage: npm run hub -- <command>
   keys revoke ID|NAME       revoke a key
   import FILE [--update] [--passphrase-file F | --without-secrets]
                             import devices from a JSON file (all or nothing; --update to update
-                            the devices records are: same id, or same driver, address and kind);
+                            the devices the hub has already: same id, or same driver, address and kind);
                             an export with sealed secrets needs its passphrase (or --without-secrets)
   export FILE [--with-secrets [--passphrase-file F]]
                             write every device as an import file (- for stdout), without device
