@@ -39,11 +39,11 @@ const modelOptional = <T extends typeof BatteryStaticData | typeof PvInverterSta
   schema.extend({ model: z.string().min(1).max(200).optional() });
 
 const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
-  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.optional() }),
-  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.optional() }),
+  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.partial({ lastUpdated: true }).optional() }),
+  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.partial({ lastUpdated: true }).optional() }),
   meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: modelOptional(MeterStaticData) }),
   hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData) }),
-  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.optional() }),
+  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.partial({ lastUpdated: true }).optional() }),
   vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: modelOptional(VehicleStaticData), image: ImagePng.optional() }),
   tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),
 };
