@@ -427,8 +427,10 @@ const PROBES: Record<OperationKey, Probe> = {
   },
   'get /pv-inverters/{pvInverterId}/refresh': async (start) => {
     const api = start();
-    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
-    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: BARE.pvInverter } });
+    const demo = await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
+    assert.match(demo.body.powerState.lastUpdated, /Z$/);
+    const bare = await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: BARE.pvInverter } });
+    assert.equal('powerState' in bare.body, false, 'never reported: no powerState');
     await api.expect(400, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: 'not-a-uuid' } });
     await api.expect(404, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: NO_SUCH } });
     await start({ runtime: unreachable }).expect(503, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
@@ -447,8 +449,10 @@ const PROBES: Record<OperationKey, Probe> = {
   },
   'get /chargers/{chargerId}': async (start) => {
     const api = start();
-    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: DEMO('charger') } });
-    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    const demo = await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: DEMO('charger') } });
+    assert.match(demo.body.chargeState.lastUpdated, /Z$/);
+    const bare = await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    assert.equal('chargeState' in bare.body, false, 'never reported: no chargeState');
     await api.expect(400, 'get /chargers/{chargerId}', { params: { chargerId: 'not-a-uuid' } });
     assert.equal((await api.expect(404, 'get /chargers/{chargerId}', { params: { chargerId: NO_SUCH } })).body.errorCode, 'CHARGER_NOT_FOUND');
   },
