@@ -85,16 +85,19 @@ export async function refreshDevice(deps: ApiDeps, kind: DeviceKind, id: string,
 }
 
 /**
- * Refuses, with a 400 and nothing stored, a command the device's driver does not offer or a value
- * outside what it takes (the same check as Home Assistant's commands); then submits it. A hub
- * without drivers knows no offers and refuses nothing: its commands fail with their reason.
+ * Submits a command as the origin does (decisions §5): a well-formed command for an existing device
+ * is accepted (200). One its driver does not offer (no driver, a capability the device lacks) is
+ * stored FAILED at once with the reason, listed and told like any other; a value outside what the
+ * device takes (a temperature out of its range, a mode it does not have) is the client's mistake:
+ * 400 naming the field, nothing stored (the same check as Home Assistant's commands).
  */
 export function submitOfferedCommand(
   deps: ApiDeps, device: DeviceRecord, type: CommandType, payload?: unknown, bodyField: Record<string, string> = {},
 ): Response {
   const offers = deps.runtime.offers?.(device);
   const refused = offers && refusal(offers, type, payload);
-  if (refused) throw badRequest([{ field: (refused.field && (bodyField[refused.field] ?? refused.field)) ?? 'command', message: refused.message }]);
+  if (refused && refused.field !== undefined) throw badRequest([{ field: bodyField[refused.field] ?? refused.field, message: refused.message }]);
+  if (refused) return failAtOnce(deps, device, type, payload, `${refused.message}.`);
   return submitCommand(deps, device, type, payload);
 }
 
@@ -116,10 +119,15 @@ export function submitOrFailCommand(deps: ApiDeps, device: DeviceRecord, type: C
   const offers = deps.runtime.offers?.(device);
   if (offers?.has(type)) return submitCommand(deps, device, type, payload);
   const reason = offers ? `${noPath} (${refusal(offers, type, payload)?.message ?? 'not offered'}).` : `${noPath}.`;
+  return failAtOnce(deps, device, type, payload, reason);
+}
+
+/** Stores the command and ends it FAILED with the reason at once (told as an event like any other). */
+function failAtOnce(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, reason: string): Response {
   const record = storeCommand(deps, device, type, payload, () => {});
   if (deps.runtime.commandFailed) deps.runtime.commandFailed(record, reason);
   else deps.store.commands.complete(record.id, 'FAILED', reason, deps.clock.now());
-  deps.log.info({ command: record.id, device: device.id, type, reason }, 'command failed at once: no local path');
+  deps.log.info({ command: record.id, device: device.id, type, reason }, 'command failed at once: the device cannot carry it out');
   return json(present.command(deps.store.commands.get(record.id) ?? record));
 }
 

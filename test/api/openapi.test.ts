@@ -195,6 +195,15 @@ function setpointProbe(key: OperationKey, user: boolean): Probe {
     assert.match(refused.body.validationErrors[0].message, isMode ? /no equivalent of mode COOL; it accepts AUTO, HEAT, REDUCED, OFF/ : /outside what the device accepts \(5 to 30\)/);
     assert.equal(driven.hub.store.commands.ofDeviceId(DEMO('hvac'), 'ALL').length, 0, 'nothing stored');
     await driven.expect(200, key, { params, json: good });
+    // A well-formed command the unit's driver does not offer at all is the origin's 200, FAILED at
+    // once with the reason (decisions §5), never a 400 a partner's client would read as its own bug.
+    const thermostatOnly: Runtime = { ...storedStateRuntime, offers: () => new Map([['SET_SCHEDULE', { value: { from: 'schedule', encoder: 'x' } }]] as const) as never };
+    const lacking = start({ runtime: thermostatOnly });
+    const failed = await lacking.expect(200, key, { params, json: good });
+    assert.deepEqual([failed.body.state, failed.body.type], ['FAILED', isMode ? 'SET_MODE' : 'SET_TEMPERATURE']);
+    assert.match(failed.body.failedReason, new RegExp(`^${isMode ? 'SET_MODE' : 'SET_TEMPERATURE'} is not offered for this device: what it offers is SET_SCHEDULE\\.$`));
+    const listed = await lacking.expect(200, user ? 'get /users/{userId}/hvacs/{hvacId}/commands' : 'get /hvacs/{hvacId}/commands', { params, query: '?state=FAILED' });
+    assert.ok(listed.body.some((c: Json) => c['id'] === failed.body.id), 'listed with the device\'s commands');
   };
 }
 
@@ -245,11 +254,13 @@ function vehicleCommandProbe(key: OperationKey, type: string): Probe {
     assert.equal((await api.expect(404, key, { params: { ...params, vehicleId: NO_SUCH }, ...withBody })).body.errorCode, 'VEHICLE_NOT_FOUND');
     if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER }, ...withBody });
     if (type === 'CHARGING_START') {
-      // Neither a bridge nor a charger can start this car: refused, nothing stored.
+      // Neither a bridge nor a charger can start this car: accepted as the origin accepts it, and
+      // FAILED at once with the reason (decisions §5), stored and listed.
       const alone = start({ runtime: { ...storedStateRuntime, offers: () => new Map() } });
-      const refused = await alone.expect(400, key, { params });
-      assert.match(refused.body.validationErrors[0].message, /CHARGING_START is not offered for this device/);
-      assert.equal(alone.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'ALL').length, 0);
+      const failed = await alone.expect(200, key, { params });
+      assert.equal(failed.body.state, 'FAILED');
+      assert.match(failed.body.failedReason, /^CHARGING_START is not offered for this device: no driver of the hub can command it\.$/);
+      assert.deepEqual(alone.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'ALL').map((c) => [c.id, c.state]), [[failed.body.id, 'FAILED']]);
     }
   };
 }
