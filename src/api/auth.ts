@@ -73,13 +73,16 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => VerifiedKey {
   };
 }
 
-/** The key the request presented, verified by apiKeyCheck earlier in the request; undefined before. */
+/**
+ * The key the request presented, verified by apiKeyCheck earlier in the request (undefined before):
+ * for work that must tell keys apart, such as a limit of live streams per key.
+ */
 export function keyOf(c: Context): VerifiedKey | undefined {
   return c.get('apiKey');
 }
 
 /** 403 for a key scoped to one household on what is hub-wide (the metrics): it would tell of other households. */
-export function requirePartnerKey(key: VerifiedKey, what: string): void {
+function requirePartnerKey(key: VerifiedKey, what: string): void {
   if (key.userId !== null) throw new ApiError('FORBIDDEN', `This key is scoped to one household; ${what} covers the whole hub`);
 }
 

@@ -16,9 +16,6 @@ export interface Reach {
   scope: string | null;
 }
 
-/** The partner's reach over the whole hub: hub-internal callers and tests. */
-export const EVERY_HOUSEHOLD: Reach = Object.freeze({ owner: undefined, foreign: false, scope: null });
-
 export function reachOf(key: Pick<VerifiedKey, 'userId'>, pathUserId: string | undefined): Reach {
   const scope = key.userId;
   if (scope === null) return { owner: pathUserId, foreign: false, scope };
