@@ -71,7 +71,8 @@ async function main(): Promise<void> {
       ? (store) => {
           const now = Date.now();
           const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings, zaptec: demoOcpp?.binding });
-          store.apiKeys.revoke('demo', now);
+          // By id: a data directory from before key names were unique may hold several.
+          for (const k of store.apiKeys.list()) if (k.name === 'demo' && k.revokedAtMs === null) store.apiKeys.revoke(k.id, now);
           demoKey = store.apiKeys.create('demo', now).key;
           log.info({ devices }, 'demo household loaded');
         }

@@ -588,6 +588,14 @@ test('every operation answers as its document says', async (t) => {
       assert.ok(refused.res.headers.get('retry-after'));
     }
   });
+  await t.test('403 FORBIDDEN for every operation that may write, with a read-only key', async (t) => {
+    const api = conformance.hub(t);
+    const readOnly = api.hub.store.apiKeys.create('read-only', 0, { userId: DEMO_USER, readOnly: true }).key;
+    for (const key of operations.filter((key) => !key.startsWith('get '))) {
+      const refused = await api.expect(403, key, { params: sample(key.split(' ')[1]!), body: '{}', headers: { ...JSON_HEADERS, 'x-api-key': readOnly } });
+      assert.equal(refused.body.errorCode, 'FORBIDDEN');
+    }
+  });
 
   assert.deepEqual(Object.keys(PROBES).sort(), operations, 'every operation has a probe');
   assert.deepEqual(conformance.exercisedOperations(), operations, 'every operation answered its success status');

@@ -100,6 +100,16 @@ test('partner calls reach the API through the relay broker, and still need a key
   assert.equal(first.status, 200);
   assert.deepEqual(again, first);
   assert.equal(daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length, before + 1);
+
+  // The relay forwards the key the partner presents, and its scope with it (decisions.md §6).
+  const neighbour = daemon.db.apiKeys.create('neighbour-tablet', Date.now(), { userId: 'neighbour', readOnly: true }).key;
+  const theirs = await relay.call({ method: 'GET', path: '/v1.0.0/batteries', headers: { 'x-api-key': neighbour } });
+  assert.deepEqual([theirs.status, JSON.parse(theirs.body).totalElements], [200, 0], 'the demo household is not the neighbour\'s');
+  const hidden = await relay.call({ method: 'GET', path: `/v1.0.0/batteries/${ids.battery}`, headers: { 'x-api-key': neighbour } });
+  assert.equal(JSON.parse(hidden.body).errorCode, 'BATTERY_NOT_FOUND');
+  const refused = await relay.call({ method: 'POST', path: `/v1.0.0/vehicles/${ids.vehicle}/commands/charging-stop`, headers: { 'x-api-key': neighbour } });
+  assert.deepEqual([refused.status, JSON.parse(refused.body).errorCode], [403, 'FORBIDDEN']);
+  assert.equal(daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length, before + 1);
 });
 
 test('without a valid client certificate the relay is refused, and the hub still serves', { skip: skipWithout('mosquitto') }, async (t) => {
