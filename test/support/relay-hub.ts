@@ -38,6 +38,9 @@ export class RelayClient {
 
   static async connect(url: string, hubId: string, options: IClientOptions = {}): Promise<RelayClient> {
     const client = await mqtt.connectAsync(url, { protocolVersion: 5, reconnectPeriod: 0, ...options });
+    // Nagle's algorithm would hold each request behind the broker's delayed ACK (40 ms), as the
+    // hub's own connections know (src/transport/mqtt-connection.ts).
+    (client.stream as unknown as { setNoDelay?: (on: boolean) => void }).setNoDelay?.(true);
     await client.subscribeAsync('partners/#', { qos: 1 });
     return new RelayClient(client, hubId);
   }
