@@ -12,6 +12,7 @@ import type { MqttEndpoint } from '../transport/mqtt-connection.ts';
 import { BrokerLink } from '../transport/broker-link.ts';
 import { errorResponse, isValidRelayRequest, parseRelayRequest, requestFingerprint, type RelayResponse, type ValidRelayRequest } from './relay-request.ts';
 import { DEFAULT_REPLAY_LIMITS, ReplayMemory, type ReplayLimits } from './relay-replay.ts';
+import { RelayKeyGuard } from './relay-key-guard.ts';
 
 export type { RelayResponse } from './relay-request.ts';
 
@@ -31,6 +32,9 @@ const FORWARDED_RESPONSE_HEADERS = ['content-type', 'etag', 'cache-control', 'al
 /** Reads are carried out again when redelivered (harmless, and a kept answer would be stale). */
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+/** Wrong keys a minute through the relay, all partners together, before unknown keys wait (relay-key-guard.ts). */
+const RELAY_FAILED_KEYS_PER_MINUTE = 100;
+const NO_KEY = 'relay:no-key';
 
 export class Relay {
   private readonly link: BrokerLink;
@@ -38,6 +42,7 @@ export class Relay {
   private inFlight = 0;
   /** So that a QoS 1 redelivery is answered again, not carried out twice (relay-replay.ts). */
   private readonly replay: ReplayMemory;
+  private readonly keyGuard = new RelayKeyGuard(RELAY_FAILED_KEYS_PER_MINUTE, NO_KEY);
   private resolveReady: () => void = () => {};
   private readonly readyPromise = new Promise<void>((resolve) => (this.resolveReady = resolve));
 
@@ -120,7 +125,12 @@ export class Relay {
     if (this.inFlight >= this.settings.maxInFlight) {
       return this.reply(responseTopic, correlation, errorResponse(429, 'TOO_MANY_REQUESTS', 'Too many relayed requests in flight', undefined, { 'retry-after': '1' }));
     }
-    const answer = this.carryOut(request);
+    const client = relayClient(request.headers['x-api-key']);
+    const retryAfter = this.keyGuard.retryAfterSeconds(client);
+    if (retryAfter > 0) {
+      return this.reply(responseTopic, correlation, this.refused(errorResponse(429, 'TOO_MANY_REQUESTS', 'Too many failed keys through the relay; keys that worked still pass', undefined, { 'retry-after': String(retryAfter) })));
+    }
+    const answer = this.carryOut(request, client);
     this.replay.remember(responseTopic, correlation, fingerprint, !SAFE_METHODS.has(request.method), answer);
     await this.reply(responseTopic, correlation, await answer);
   }
@@ -141,20 +151,21 @@ export class Relay {
   }
 
   /** Runs one valid relayed call through the app, within the relay's time and answer size limits. Never rejects. */
-  private async carryOut(request: ValidRelayRequest): Promise<RelayResponse> {
+  private async carryOut(request: ValidRelayRequest, client: string): Promise<RelayResponse> {
     this.inFlight++;
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.settings.requestTimeoutMs);
     try {
       const init: RequestInit = { method: request.method, headers: request.headers, signal: abort.signal };
       if (request.body) init.body = request.body;
-      const env = { clientAddress: relayClient(request.headers['x-api-key']) };
+      const env = { clientAddress: client };
       // The answer's body is read within the same time limit as its head: a stream that never ends
       // must not hold a place in flight for ever.
       const answered = (async () => toRelayResponse(await this.app.fetch(new Request(`http://relay.invalid${request.path}`, init), env), this.settings.maxResponseBytes, abort.signal))();
       const timedOut = new Promise<'timeout'>((resolve) => abort.signal.addEventListener('abort', () => resolve('timeout')));
       const res = await Promise.race([answered, timedOut]);
       if (res === 'timeout') return errorResponse(504, 'GATEWAY_TIMEOUT', 'The hub did not answer in time');
+      this.keyGuard.answered(client, res.status);
       return res;
     } catch (err) {
       const response = errorResponse(500, 'INTERNAL_SERVER_ERROR', 'Internal server error');
@@ -179,10 +190,10 @@ export class Relay {
 /**
  * Who the failed-key limiter counts a relayed call as: the presented key's own bucket (a short hash,
  * never the key), so that one partner's wrong key does not lock out every partner behind the relay.
- * No key at all is a bucket of its own.
+ * No key at all (or an empty one: a client set up wrong, not a guess) is a bucket of its own.
  */
 export function relayClient(key: string | undefined): string {
-  if (key === undefined) return 'relay:no-key';
+  if (key === undefined || key.trim() === '') return NO_KEY;
   return `relay:${createHash('sha256').update(key).digest('hex').slice(0, 16)}`;
 }
 

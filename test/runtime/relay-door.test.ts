@@ -107,3 +107,14 @@ test('failed keys through the relay are limited per presented key: one careless 
   // The limited key stays limited though the others pass.
   assert.equal((await wrong(6)).status, 429);
 });
+
+test('a guesser trying a new key each time is bounded relay-wide; the partners\' working keys still pass', mosquitto, async (t) => {
+  const { partner } = await startRelayHub(t);
+  assert.equal((await partner.call(batteries(1))).status, 200, 'the partner\'s key has worked');
+  for (let i = 0; i < 100; i++) assert.equal((await partner.call(batteries(1, `guess-${i}`))).status, 401);
+  const bounded = await partner.call(batteries(1, 'guess-100'));
+  assert.equal(bounded.status, 429);
+  assert.ok(Number(bounded.headers['retry-after']) > 0);
+  assert.equal((await partner.call(batteries(1))).status, 200);
+  assert.equal((await partner.call({ method: 'GET', path: '/v1.0.0/batteries' })).status, 401, 'no key guesses nothing');
+});
