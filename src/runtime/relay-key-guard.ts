@@ -4,7 +4,8 @@
 // guessed through the relay as fast as it carries calls. So the relay also counts every wrong key it
 // carries; past `perMinute` in a minute, keys it has not seen work are refused (429) until the minute
 // is over, while keys that did work (the partners' own) still pass. A call without a key guesses
-// nothing and is not counted.
+// nothing and is not counted. "Worked" is an answer under 400: the relay only carries /v1.0.0/ paths,
+// and the app checks the key on every one of them, unknown routes included (app.ts, the gate).
 
 const WINDOW_MS = 60_000;
 /** Keys remembered as working, at most (their short hashes; the oldest go first). */
