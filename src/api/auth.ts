@@ -16,7 +16,7 @@ declare module 'hono' {
 }
 
 export function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
-  // Calls that arrive through the relay say so; they are counted as one untrusted client.
+  // Calls that arrive through the relay say so: the relay names them by a hash of the presented key.
   const declared = (c.env as { clientAddress?: unknown } | undefined)?.clientAddress;
   if (typeof declared === 'string') return declared;
   try {
