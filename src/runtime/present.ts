@@ -58,14 +58,15 @@ export function pvInverterDetail(device: DeviceRecord): Json {
 
 /**
  * The state object of a battery, charger or PV inverter as stored, once the device has reported a
- * value: with its lastUpdated (the state's own, else the device's), absent before (origin §2.3/§2.4
- * make it optional and its lastUpdated required; `{}` said neither).
+ * value: with its lastUpdated, absent before (origin §2.3/§2.4 make it optional and its lastUpdated
+ * required; `{}` said neither). The time is the state's own, else the device's; values imported
+ * with no time at all are dated when the hub took them in, never dropped.
  */
 function reportedState(device: DeviceRecord): Json | undefined {
   const { lastUpdated, ...values } = device.state ?? {};
   if (Object.keys(values).length === 0) return undefined;
-  const stamp = typeof lastUpdated === 'string' ? lastUpdated : time(device.lastUpdatedMs);
-  return stamp === undefined ? undefined : { lastUpdated: stamp, ...values };
+  const stamp = typeof lastUpdated === 'string' ? lastUpdated : formatTimestamp(device.lastUpdatedMs ?? device.createdAtMs);
+  return { lastUpdated: stamp, ...values };
 }
 
 export function tariffDetail(device: DeviceRecord): Json {
