@@ -98,6 +98,9 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
   return problems;
 }
 
+/** Address settings of the MQTT bridges that the derived id names when a binding gives them. */
+const EXTRA_ID_SETTINGS = ['topicPrefix', 'prefix', 'circuit', 'zone', 'ecu', 'priceTopic'] as const;
+
 /** The declared id, else one derived from what identifies the device, stable across restarts. */
 export function configuredId(device: ConfiguredDevice, config: Config): string {
   // Lower case, as the API looks ids up (UUIDs are case-insensitive, RFC 9562).
@@ -112,7 +115,10 @@ export function configuredId(device: ConfiguredDevice, config: Config): string {
     binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? binding['chargePointId'] ?? null,
     // A vehicle bound to its charger has no address of its own: two cars of a household differ by
     // charger or by maker (two of one maker at one charger need their own ids).
-    ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : [])]);
+    ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : []),
+    // Where a bridge's device is beyond the settings above (an ebusd zone, an open3e ECU…): only when
+    // given, so that the ids of devices declared before these were part of it stay what they were.
+    ...EXTRA_ID_SETTINGS.filter((key) => binding[key] !== undefined).map((key) => [key, binding[key]])]);
   const hex = createHash('sha256').update(identity).digest('hex');
   // A UUID (version 8, "custom"): the API's ids are UUIDs.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
