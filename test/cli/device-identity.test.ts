@@ -18,6 +18,9 @@ import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import { tempFile } from '../support/files.ts';
 import { IDENTITY_CASES, identityRecord, type IdentityCase } from '../support/identity-cases.ts';
+import { simOn } from '../runtime/support.ts';
+import { SiteModel } from '../../src/sim/site-model.ts';
+import { sunspecInverter } from '../../src/sim/sunspec-sims.ts';
 
 function workspace(t: { after: (fn: () => void) => void }) {
   const dir = mkdtempSync(join(tmpdir(), 'hub-identity-'));
@@ -171,3 +174,20 @@ function importInto(store: Store, records: unknown[]): void {
   const prepared = prepareImport(records, 1000, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
   store.importDevices(prepared.devices, prepared.images, 1000, prepared.ocppCredentials);
 }
+
+test('hub devices add on a real Modbus peer: the SMA imported as LOCALHOST without its unit id is the one found at 127.0.0.1:PORT unit 126', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  const sim = await simOn(t, { 126: sunspecInverter(site, { manufacturer: 'SMA', model: 'STP 8.0' }) });
+  const w = workspace(t);
+  const record = { kind: 'pvInverter', userId: 'carol', driver: { type: 'sma', host: 'LOCALHOST', port: sim.port }, staticData: { vendor: 'SMA', name: 'Roof', model: 'STP 8.0' } };
+  assert.equal(await w.run('import', w.file([record])), 0, w.err.join('\n'));
+  const store = w.open();
+  const id = store.devices.all()[0]!.id;
+  store.close();
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'add', '--user', 'dave', '--host', `127.0.0.1:${sim.port}`), 1, w.err.join('\n'));
+  assert.match(w.err.join('\n'), new RegExp(`this pvInverter is device ${id} already \\(SMA "Roof" of carol, at sma, host 127\\.0\\.0\\.1, port ${sim.port}, unitId 126\\): nothing changed`));
+  const after = w.open();
+  t.after(() => after.close());
+  assert.equal(after.devices.count(), 1);
+});
