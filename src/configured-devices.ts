@@ -17,7 +17,7 @@ import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
 import { httpBindingProblems } from './runtime/http/http-registry.ts';
-import { identityWith, type IdentityOf } from './domain/binding-identity.ts';
+import { devicesByIdentity, identityWith, type IdentityOf } from './domain/binding-identity.ts';
 import { builtInBindingDefaults } from './binding-defaults.ts';
 
 type ConfiguredDevice = Config['devices'][number];
@@ -182,15 +182,8 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
  * such pair is named in a warning, for the installer to delete one.
  */
 function boundIdentities(store: Store, identityOf: IdentityOf, log: Logger): Map<string, DeviceRecord> {
-  const byIdentity = new Map<string, DeviceRecord>();
-  for (const device of store.devices.all()) {
-    const identity = device.driver ? identityOf(device.kind, device.driver) : null;
-    if (identity === null) continue;
-    const first = byIdentity.get(identity);
-    if (first) log.warn({ device: device.id, sameAs: first.id }, 'two stored devices reach the same device (same kind and address); both are kept: delete one');
-    else byIdentity.set(identity, device);
-  }
-  return byIdentity;
+  return devicesByIdentity(store.devices.all(), identityOf, (device, first) =>
+    log.warn({ device: device.id, sameAs: first.id }, 'two stored devices reach the same device (same kind and address); both are kept: delete one'));
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import { ImportError, prepareImport, type BoundDevices } from '../domain/import.ts';
-import { describeBinding, identityWith, type BindingDefaults } from '../domain/binding-identity.ts';
+import { describeBinding, devicesByIdentity, identityWith, type BindingDefaults } from '../domain/binding-identity.ts';
 import { builtInBindingDefaults } from '../binding-defaults.ts';
 import type { DeviceRecord, DriverBinding } from '../domain/device.ts';
 import { openSecrets, SealedFormatError, SecretsNotOpenedError, type DeviceSecrets } from '../domain/sealed-secrets.ts';
@@ -20,12 +20,8 @@ const USAGE = `usage: npm run hub -- import FILE [--update] [--passphrase-file F
 /** The stored device each binding reaches (by `bindingIdentity`, the drivers' defaults applied), for `prepareImport`. */
 export function boundDevices(store: Store, defaults: BindingDefaults = builtInBindingDefaults()): BoundDevices {
   const identityOf = identityWith(defaults);
-  const byIdentity = new Map<string, string>();
-  for (const device of store.devices.all()) {
-    const identity = device.driver ? identityOf(device.kind, device.driver) : null;
-    if (identity !== null && !byIdentity.has(identity)) byIdentity.set(identity, device.id);
-  }
-  return { identityOf, deviceAt: (identity) => byIdentity.get(identity) };
+  const byIdentity = devicesByIdentity(store.devices.all(), identityOf);
+  return { identityOf, deviceAt: (identity) => byIdentity.get(identity)?.id };
 }
 
 /** One stored device in a message: its id, kind, maker, name and owner. */

@@ -80,6 +80,24 @@ export function identityWith(defaults: BindingDefaults): IdentityOf {
   return (kind, binding) => bindingIdentity(kind, binding, defaults);
 }
 
+/**
+ * The devices by the identity of their bindings, the first of each; `same` hears of every later
+ * device that is one already (a database written before the identity applied the drivers' defaults).
+ */
+export function devicesByIdentity<D extends { kind: DeviceKind; driver: DriverBinding | null }>(
+  devices: Iterable<D>, identityOf: IdentityOf, same: (device: D, first: D) => void = () => undefined,
+): Map<string, D> {
+  const found = new Map<string, D>();
+  for (const device of devices) {
+    const identity = device.driver ? identityOf(device.kind, device.driver) : null;
+    if (identity === null) continue;
+    const first = found.get(identity);
+    if (first) same(device, first);
+    else found.set(identity, device);
+  }
+  return found;
+}
+
 /** The driver's defaults; a definition that cannot say (a malformed binding) gives none. */
 function defaultsOf(defaults: BindingDefaults, binding: DriverBinding): Readonly<Record<string, unknown>> {
   try {
