@@ -146,7 +146,7 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
       continue;
     }
     if (other) id = other.id;
-    if (store.devices.wasDeleted(id) || store.devices.wasDeletedAt(binding)) {
+    if (store.devices.wasDeleted(id) || store.devices.wasDeletedAs(device.kind, binding, identityOf)) {
       counts.deleted++;
       log.info({ device: id }, 'configured device was deleted; it is not added again (remove it from the file)');
       continue;

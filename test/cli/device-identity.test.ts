@@ -152,6 +152,27 @@ for (const c of IDENTITY_CASES.filter((k) => k.declarable)) {
   });
 }
 
+for (const c of IDENTITY_CASES.filter((k) => k.declarable)) {
+  test(`configuration (${c.family}): ${c.name}: a declared device deleted stays deleted when the file spells its binding otherwise`, (t) => {
+    const store = Store.open(':memory:');
+    t.after(() => store.close());
+    const first = loadConfig({ HUB_CONFIG: tempFile(t, 'hub.yaml', declaring(c, 'household-A', c.omitted)) });
+    assert.deepEqual(applyConfiguredDevices(store, first, 1000, silentLogger()), { added: 1, updated: 0, deleted: 0 });
+    store.deleteDevice(store.devices.all()[0]!, 2000);
+    for (const spelling of c.spellings) {
+      let spelled;
+      try {
+        spelled = loadConfig({ HUB_CONFIG: tempFile(t, 'hub.yaml', declaring(c, 'household-A', spelling)) });
+      } catch (err) {
+        if (err instanceof ConfigError) continue; // a spelling the file does not take at all
+        throw err;
+      }
+      assert.deepEqual(applyConfiguredDevices(store, spelled, 3000, silentLogger()), { added: 0, updated: 0, deleted: 1 }, JSON.stringify(spelling));
+      assert.equal(store.devices.count(), 0);
+    }
+  });
+}
+
 test('a database holding two devices that are one keeps both, and a start names them in a warning', async (t) => {
   const c = IDENTITY_CASES.find((k) => k.omitted.type === 'go-e')!;
   const store = Store.open(':memory:');
@@ -188,6 +209,11 @@ test('hub devices add on a real Modbus peer: the SMA imported as LOCALHOST witho
   assert.equal(await w.run('devices', 'add', '--user', 'dave', '--host', `127.0.0.1:${sim.port}`), 1, w.err.join('\n'));
   assert.match(w.err.join('\n'), new RegExp(`this pvInverter is device ${id} already \\(SMA "Roof" of carol, at sma, host 127\\.0\\.0\\.1, port ${sim.port}, unitId 126\\): nothing changed`));
   const after = w.open();
-  t.after(() => after.close());
   assert.equal(after.devices.count(), 1);
+  // Deleted, it stays deleted, whichever way its address is written.
+  after.deleteDevice(after.devices.get(id)!, Date.now());
+  after.close();
+  w.err.length = 0;
+  assert.equal(await w.run('devices', 'add', '--user', 'dave', '--host', `127.0.0.1:${sim.port}`), 1);
+  assert.match(w.err.join('\n'), /a device at this address was deleted before/);
 });
