@@ -9,6 +9,7 @@ import type { DriverBinding } from './domain/device.ts';
 import { builtInDrivers } from '../drivers/modbus/index.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
+import { MODBUS_TCP_PORT } from './transport/endpoint.ts';
 
 /** The defaults of the built-in definitions; the definitions are loaded once. */
 export function builtInBindingDefaults(): BindingDefaults {
@@ -18,12 +19,13 @@ export function builtInBindingDefaults(): BindingDefaults {
   return (binding: DriverBinding) => {
     if (modbus.has(binding.type)) {
       const { defaults } = modbus.get(binding.type);
-      // What the runtime does: the definition's unit id, else the only one it scans; a TCP
-      // endpoint's port is 502 unless the definition says otherwise (src/transport/endpoint.ts).
+      // What the runtime does: the definition's unit id, else the only one it scans (a SunSpec
+      // definition that scans several names no unit until one is given); a TCP endpoint's port
+      // is 502 unless the binding gives one (endpointOf in src/transport/endpoint.ts).
       const unitId = defaults?.unitId ?? (defaults?.unitIds?.length === 1 ? defaults.unitIds[0] : undefined);
       return {
         ...(unitId !== undefined ? { unitId } : {}),
-        ...(binding['host'] !== undefined ? { port: defaults?.port ?? 502 } : {}),
+        ...(binding['host'] !== undefined ? { port: MODBUS_TCP_PORT } : {}),
       };
     }
     if (mqtt.has(binding.type)) {
@@ -34,7 +36,8 @@ export function builtInBindingDefaults(): BindingDefaults {
       const definition = http.get(binding.type);
       const scheme = binding['scheme'] ?? definition.scheme;
       const settings = Object.entries(definition.settings).filter(([, spec]) => spec.default !== undefined).map(([name, spec]) => [name, spec.default]);
-      return { ...Object.fromEntries(settings), scheme: definition.scheme, port: scheme === 'https' ? 443 : 80 };
+      // targetOf (http-registry.ts): the scheme's port unless the binding gives one.
+      return { ...Object.fromEntries(settings), port: scheme === 'https' ? 443 : 80 };
     }
     // OCPP (the charge point id is all its identity) and the cloud cars (their VIN) have no defaults.
     return {};
