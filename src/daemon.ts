@@ -11,6 +11,7 @@ import { Store } from './store/store.ts';
 import { DataDirInUse, DataDirLock, runningHub } from './store/data-dir-lock.ts';
 import { openWhenThereIsSpace, type SpaceAtStartSettings } from './store/space-at-start.ts';
 import { createApp, type HubApp } from './api/app.ts';
+import { builtInBindingDefaults } from './binding-defaults.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
@@ -380,6 +381,7 @@ export class Daemon {
     const series = this.householdSeries;
     const deps: ApiDeps = {
       store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      bindingDefaults: builtInBindingDefaults(),
       household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
     };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
