@@ -10,25 +10,13 @@ import { Writable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { openDatabase, NewerDatabaseError, SCHEMA_VERSION } from '../../src/store/db.ts';
 import { KEPT_MIGRATION_BACKUPS, migrationBackups } from '../../src/store/migration-backup.ts';
-import { MIGRATIONS } from '../../src/store/migrations/index.ts';
+import { databaseAt } from '../support/old-database.ts';
 import { createLogger } from '../../src/log.ts';
 
 function tempDir(t: { after: (fn: () => void) => void }): string {
   const dir = mkdtempSync(join(tmpdir(), 'hub-db-backup-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
-}
-
-/** A database as a release that knew `version` migrations left it, with one key in it. */
-function databaseAt(path: string, version: number): void {
-  const db = new Database(path);
-  db.pragma('journal_mode = WAL');
-  for (let step = 1; step <= version; step++) {
-    db.exec(MIGRATIONS[step - 1]!);
-    db.pragma(`user_version = ${step}`);
-  }
-  db.prepare("INSERT INTO api_keys (id, name, hash, created_at) VALUES ('k1', 'kitchen', X'00', 0)").run();
-  db.close();
 }
 
 function recordingLogger() {
