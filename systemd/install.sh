@@ -16,9 +16,11 @@
 # old one, or the new one once the symlink names it. A scratch directory left by a killed run is
 # removed by the next.
 #
-# For tests: HUB_INSTALL_NPM_CI replaces the command that installs a release's dependencies (run in
-# its directory; default: npm ci --omit=dev), HUB_INSTALL_HOOK is run with the name of each step done
-# (copied, dependencies, checked, moved, switched), so that a test can kill the installer there.
+# For tests and packaging: HUB_INSTALL_NPM_CI replaces the command that installs a release's
+# dependencies (run in its directory; default: npm ci --omit=dev), HUB_INSTALL_BUILD the build in the
+# checkout (default: npm run -s build; `true` when dist/ is built already), and HUB_INSTALL_HOOK is
+# run with the name of each step done (copied, dependencies, checked, moved, switched), so that a
+# test can kill the installer there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=""; START=1; ROLLBACK=0
@@ -34,6 +36,7 @@ PREFIX=/opt/home-energy-hub; ETC=/etc/home-energy-hub; DATA=/var/lib/home-energy
 UNIT=/etc/systemd/system/home-energy-hub.service
 OPT="${ROOT}${PREFIX}"; RELEASES="${OPT}/releases"; DB="${ROOT}${DATA}/hub.db"
 NPM_CI=${HUB_INSTALL_NPM_CI:-npm ci --omit=dev --no-audit --no-fund}
+BUILD=${HUB_INSTALL_BUILD:-npm run -s build}
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 hook() { if [ -n "${HUB_INSTALL_HOOK:-}" ]; then "$HUB_INSTALL_HOOK" "$1"; fi; }
 
@@ -64,6 +67,13 @@ point() {
 }
 release_of() { if [ -L "${OPT}/$1" ]; then basename "$(readlink "${OPT}/$1")"; fi; }
 
+# One install.sh at a time: each removes what a killed run left, which a running one is still making.
+lock() {
+  install -d "$OPT"
+  exec 9>"${OPT}/.install.lock"
+  flock -n 9 || { echo "another install.sh is running on ${PREFIX}: nothing was changed" >&2; exit 1; }
+}
+
 restart() {
   if [ -n "$ROOT" ]; then echo "installed under ${ROOT}"; return 0; fi
   systemctl daemon-reload
@@ -81,6 +91,7 @@ restart() {
 }
 
 if [ "$ROLLBACK" -eq 1 ]; then
+  lock
   current=$(release_of current); previous=$(release_of previous)
   if [ -z "$previous" ] || [ ! -d "${RELEASES}/${previous}" ]; then
     echo "no previous release under ${PREFIX}/releases to go back to: nothing was changed" >&2
@@ -117,7 +128,7 @@ fi
 echo "building…"
 # The checkout's node_modules only builds (tsc); the release gets a clean npm ci of its own below.
 [ -x node_modules/.bin/tsc ] || npm ci --no-audit --no-fund
-npm run -s build
+$BUILD
 for built in dist/src/main.js dist/src/cli/hub.js; do
   [ -f "$built" ] || { echo "the build made no $built: nothing was installed" >&2; exit 1; }
 done
@@ -125,10 +136,13 @@ version=$("$NODE" -p 'require("./package.json").version')
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 RELEASE="${version}-${commit}-${STAMP}"
 
+lock
 install -d "$RELEASES" "${ROOT}${ETC}" "${ROOT}/etc/systemd/system" "${ROOT}/usr/local/bin"
 # What a killed run left: never trusted, never a release.
 rm -rf "${RELEASES}"/.incoming-* "${RELEASES}"/.legacy-* "${OPT}/current.tmp" "${OPT}/previous.tmp"
 INCOMING=$(mktemp -d "${RELEASES}/.incoming-XXXXXX")
+# A run that fails removes its scratch directory (a killed one leaves it to the next run).
+trap '[ -z "$INCOMING" ] || rm -rf "$INCOMING"' EXIT
 chmod 0755 "$INCOMING"
 echo "preparing release ${RELEASE} beside the running one…"
 # Not the checkout owner's files: under /opt they belong to whoever runs this (root), so that the
@@ -141,18 +155,17 @@ hook dependencies
 
 echo "checking it against a copy of the database…"
 if ! check_release "$INCOMING" "$INCOMING"; then
-  rm -rf "$INCOMING"
   echo "release ${RELEASE} was not installed: nothing was changed (the running hub is as it was)" >&2
   exit 1
 fi
 if [ -f "${ROOT}${ETC}/hub.yaml" ] && ! HUB_CONFIG="${ROOT}${ETC}/hub.yaml" "$NODE" "${INCOMING}/dist/src/cli/hub.js" config check >/dev/null; then
-  rm -rf "$INCOMING"
   echo "release ${RELEASE} refuses ${ETC}/hub.yaml (above): nothing was changed; fix the file, then run this again" >&2
   exit 1
 fi
 hook checked
 [ -n "$ROOT" ] || chown -R root:root "$INCOMING"
 mv -T "$INCOMING" "${RELEASES}/${RELEASE}"
+INCOMING=""
 hook moved
 
 old=$(release_of current)

@@ -33,8 +33,8 @@ interface Run { code: number | null; signal: NodeJS.Signals | null; stdout: stri
  * Runs the installer in a process group of its own (detached): a hook or a stand-in npm of the test
  * ends the whole run with `kill -KILL 0`, as a power cut or a closed SSH session would.
  */
-function install(args: string[], env: Record<string, string> = {}): Promise<Run> {
-  const child = spawn('bash', ['systemd/install.sh', '--root', root, ...args], {
+function install(args: string[], env: Record<string, string> = {}, at = root): Promise<Run> {
+  const child = spawn('bash', ['systemd/install.sh', '--root', at, ...args], {
     detached: true,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -49,13 +49,16 @@ function install(args: string[], env: Record<string, string> = {}): Promise<Run>
   });
 }
 
-const currentRelease = () => readlinkSync(join(prefix, 'current'));
-const previousRelease = () => (existsSync(join(prefix, 'previous')) ? readlinkSync(join(prefix, 'previous')) : undefined);
+const currentRelease = (at = prefix) => readlinkSync(join(at, 'current'));
+const previousRelease = (at = prefix) => (existsSync(join(at, 'previous')) ? readlinkSync(join(at, 'previous')) : undefined);
 const releases = () => readdirSync(join(prefix, 'releases')).sort();
+// The first install builds dist/ in this checkout; the runs after it need not build it again.
+const built = { HUB_INSTALL_BUILD: 'true' };
 
 /** The hub as the unit starts it: node /opt/home-energy-hub/current/dist/src/main.js, until /health answers. */
-async function installedHubAnswers(): Promise<void> {
-  const hub = await startHubProcess(hubEnv, [], 30_000, join(prefix, 'current/dist/src/main.js'));
+async function installedHubAnswers(at = root): Promise<void> {
+  const env = { HUB_DATA_DIR: join(at, 'var/lib/home-energy-hub'), HUB_CONFIG: join(at, 'etc/home-energy-hub/hub.yaml') };
+  const hub = await startHubProcess(env, [], 30_000, join(at, 'opt/home-energy-hub/current/dist/src/main.js'));
   try {
     const res = await fetch(`${hub.url}/health`);
     assert.deepEqual(await res.json(), { status: 'up' });
@@ -125,7 +128,7 @@ test('an upgrade killed after copying, during npm ci or before the switch leaves
   const npmCiKilled = script('npm-ci-killed.sh', `mkdir node_modules && cp -a '${join(prefix, first, 'node_modules/better-sqlite3')}' node_modules/ && kill -KILL 0`);
   const hook = script('hook.sh', '[ "$1" = "$HUB_TEST_KILL_AT" ] && kill -KILL 0\nexit 0');
   const killedAt = async (step: string, npm = npmCi) => {
-    const run = await install([], { HUB_INSTALL_NPM_CI: npm, HUB_INSTALL_HOOK: hook, HUB_TEST_KILL_AT: step });
+    const run = await install([], { ...built, HUB_INSTALL_NPM_CI: npm, HUB_INSTALL_HOOK: hook, HUB_TEST_KILL_AT: step });
     assert.equal(run.signal, 'SIGKILL', 'the whole run was killed');
     assert.ok(!run.stdout.includes('switched:'), `killed at ${step} before it switched: ${run.stdout}`);
     return run;
@@ -162,7 +165,7 @@ test('an upgrade killed after copying, during npm ci or before the switch leaves
 
   await t.test('a complete upgrade: switched, the old release kept as previous, leftovers removed, the data and an edited unit kept', async () => {
     appendFileSync(unitPath, '# an edit made on the gateway\n');
-    const run = await install([], { HUB_INSTALL_NPM_CI: npmCi });
+    const run = await install([], { ...built, HUB_INSTALL_NPM_CI: npmCi });
     assert.equal(run.code, 0, run.stderr);
     const second = currentRelease();
     assert.notEqual(second, first);
@@ -197,7 +200,7 @@ test('an upgrade killed after copying, during npm ci or before the switch leaves
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     const before = { current: currentRelease(), previous: previousRelease(), releases: releases(), unit: readFileSync(unitPath, 'utf8') };
-    const run = await install([], { HUB_INSTALL_NPM_CI: npmCi });
+    const run = await install([], { ...built, HUB_INSTALL_NPM_CI: npmCi });
     assert.notEqual(run.code, 0);
     assert.match(run.stderr, new RegExp(`schema version ${SCHEMA_VERSION + 1}, newer than this release knows \\(${SCHEMA_VERSION}\\)`));
     assert.match(run.stderr, new RegExp(`hub\\.db\\.v5-before-v${SCHEMA_VERSION}\\.\\S+\\.bak`), 'the backup to restore');
@@ -208,6 +211,47 @@ test('an upgrade killed after copying, during npm ci or before the switch leaves
     assert.equal(currentRelease(), before.current);
     assert.equal(schemaVersionOf(database), SCHEMA_VERSION + 1);
   });
+});
+
+test('a hub installed before releases (run from /opt/home-energy-hub/dist) is upgraded: its files become the previous release, its unit is kept aside, and a rollback runs it again', { timeout: 300_000 }, async (t) => {
+  const legacy = mkdtempSync(join(tmpdir(), 'hub-install-legacy-'));
+  t.after(() => rmSync(legacy, { recursive: true, force: true }));
+  const legacyPrefix = join(legacy, 'opt/home-energy-hub');
+  const first = join(prefix, currentRelease());
+  // The layout install.sh made before releases: /opt/home-energy-hub/{dist,node_modules,…}, its unit
+  // and admin command running them there, and a database of schema 5 with a key.
+  for (const name of ['dist', 'node_modules', 'package.json', 'package-lock.json', 'README.md']) {
+    cpSync(join(first, name), join(legacyPrefix, name), { recursive: true, verbatimSymlinks: true });
+  }
+  const legacyUnit = readFileSync(join(first, 'home-energy-hub.service'), 'utf8').replaceAll('/opt/home-energy-hub/current', '/opt/home-energy-hub');
+  mkdirSync(join(legacy, 'etc/systemd/system'), { recursive: true });
+  writeFileSync(join(legacy, 'etc/systemd/system/home-energy-hub.service'), legacyUnit);
+  cpSync(join(root, 'etc/home-energy-hub'), join(legacy, 'etc/home-energy-hub'), { recursive: true });
+  mkdirSync(join(legacy, 'var/lib/home-energy-hub'), { recursive: true });
+  databaseAt(join(legacy, 'var/lib/home-energy-hub/hub.db'), 5);
+
+  const run = await install([], { ...built, HUB_INSTALL_NPM_CI: join(tmpdir(), 'no-such-npm') }, legacy).then((failed) => {
+    assert.notEqual(failed.code, 0, 'a failed npm ci installs nothing');
+    assert.deepEqual(readdirSync(join(legacyPrefix, 'releases')), [], 'and leaves no release');
+    assert.ok(existsSync(join(legacyPrefix, 'dist/src/main.js')), 'nor touches the running install');
+    const scripts = mkdtempSync(join(tmpdir(), 'hub-install-legacy-npm-'));
+    t.after(() => rmSync(scripts, { recursive: true, force: true }));
+    writeFileSync(join(scripts, 'npm-ci.sh'), `#!/bin/sh\ncp -a '${join(first, 'node_modules')}' .\n`);
+    chmodSync(join(scripts, 'npm-ci.sh'), 0o755);
+    return install([], { ...built, HUB_INSTALL_NPM_CI: join(scripts, 'npm-ci.sh') }, legacy);
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.match(run.stdout, /this release migrates it to \d+ at its start, backing it up first/);
+  assert.match(run.stdout, /kept as \/etc\/systemd\/system\/home-energy-hub\.service\.local-/);
+  const previous = previousRelease(legacyPrefix);
+  assert.match(previous ?? '', /^releases\/installed-before-/);
+  for (const name of ['dist', 'node_modules', 'package.json']) assert.ok(!existsSync(join(legacyPrefix, name)), `${name} moved into the previous release`);
+  await installedHubAnswers(legacy);
+
+  const back = await install(['--rollback'], {}, legacy);
+  assert.equal(back.code, 0, back.stderr);
+  assert.equal(currentRelease(legacyPrefix), previous);
+  await installedHubAnswers(legacy);
 });
 
 test('install.sh checks its inputs before it changes anything: a checkout without the example configuration installs nothing', async (t) => {
