@@ -169,9 +169,11 @@ INCOMING=""
 hook moved
 
 old=$(release_of current)
+# previous first: a run killed between the two renames leaves the running release named by both,
+# never unnamed (an unnamed release is removed by the next run).
+[ -z "$old" ] || point previous "$old"
 point current "$RELEASE"
 hook switched
-[ -z "$old" ] || [ "$old" = "$RELEASE" ] || point previous "$old"
 echo "switched: ${PREFIX}/current is release ${RELEASE}${old:+ (was ${old}, kept for: sudo $0 --rollback)}"
 
 if [ ! -f "${ROOT}${ETC}/hub.yaml" ]; then
