@@ -271,7 +271,7 @@ export class Daemon {
       // Before the store is opened: a second hub on this data directory changes nothing in it.
       const lock = DataDirLock.acquire(config.dataDir, this.url);
       try {
-        return { lock, store: Store.open(databasePath(config)) };
+        return { lock, store: Store.open(databasePath(config), { log }) };
       } catch (err) {
         lock.release();
         throw err;
