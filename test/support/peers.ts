@@ -12,12 +12,16 @@ import { join, relative } from 'node:path';
 
 export const INSTALL_PEERS = 'sudo bash scripts/install-test-peers.sh';
 
+/** Debian's libfaketime (test/support/faked-clock.ts preloads it). */
+export const FAKETIME_LIBRARY = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+
 const CHECKS = {
   mosquitto: () => spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0,
   socat: () => existsSync('/usr/bin/socat'),
   mbpoll: () => existsSync('/usr/bin/mbpoll'),
   pymodbus: () => spawnSync('/usr/bin/python3', ['-c', 'import pymodbus'], { stdio: 'ignore' }).status === 0,
   chromium: () => existsSync('/usr/bin/chromium'),
+  libfaketime: () => existsSync(FAKETIME_LIBRARY),
 } as const;
 
 export type Peer = keyof typeof CHECKS;
