@@ -86,7 +86,7 @@ function setup(t: TestContext) {
     clock.wall += ms;
     assert.ok(watch.check(), 'the step is noticed');
   };
-  return { store, pump, clock, submit, advance, step };
+  return { store, pump, clock, worker, submit, advance, step };
 }
 
 async function settle(): Promise<void> {
@@ -160,6 +160,25 @@ test('a command sent with its budget ahead is given the whole of it, whatever th
   step(-26 * HOUR); // and its correction
   await advance(20_000);
   const done = store.commands.get(id)!;
+  assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
+  assert.equal(pump.sent, 1);
+});
+
+test('a command whose stored deadline a step back moved before its creation date is still given its whole confirmation time', async (t) => {
+  const { store, pump, clock, worker, advance } = setup(t);
+  pump.reachable = true;
+  pump.confirmMs = 5_000;
+  // Created with 15 minutes to live; the clock then went back 2 h and its stored deadline with it:
+  // a hub started after that finds it so.
+  const createdAtMs = clock.wall;
+  clock.wall -= 2 * HOUR;
+  const command = store.commands.create({
+    id: crypto.randomUUID(), deviceId: UNIT, deviceKind: 'hvac', userId: 'household-1', type: 'SET_MODE', payload: { mode: 'OFF' },
+    createdAtMs, expiresAtMs: createdAtMs + 15 * MINUTE - 2 * HOUR,
+  });
+  worker.enqueue(command);
+  await advance(6_000);
+  const done = store.commands.get(command.id)!;
   assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
   assert.equal(pump.sent, 1);
 });

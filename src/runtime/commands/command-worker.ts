@@ -229,7 +229,10 @@ export class CommandWorker {
    * command that has less (a short-lived command is still sent while its time is untouched).
    */
   private budgetMs(command: CommandRecord): number {
-    return Math.max(1, Math.min(this.settings.confirmTimeoutMs, command.expiresAtMs - command.createdAtMs));
+    // A stored deadline moved back by a step (clockStepped) may fall before the creation date: the
+    // time to live is then unknown here, and the worker's budget stands.
+    const ttlMs = command.expiresAtMs - command.createdAtMs;
+    return ttlMs > 0 ? Math.min(this.settings.confirmTimeoutMs, ttlMs) : this.settings.confirmTimeoutMs;
   }
 
   private async run(command: CommandRecord, signal: AbortSignal): Promise<void> {
