@@ -1,5 +1,5 @@
-// The built hub (dist/, as installed) whose wall clock is stepped from outside by libfaketime, as NTP
-// steps a gateway's: it boots a week behind (a Raspberry Pi has no battery clock and starts at the
+// The built hub (compiled JavaScript, as installed) whose wall clock is stepped from outside by
+// libfaketime, as NTP steps a gateway's: it boots a week behind (a Raspberry Pi has no battery clock and starts at the
 // last time it saved), is set forward, then a bad source steps it back 2 h, then a wrong 26 h forward
 // step is corrected. Its devices are real peers on loopback: a Modbus PV inverter (the SunSpec
 // simulator), a Daikin AC over HTTP, a go-e charger and an ESPAltherma heat pump over the project's

@@ -1,7 +1,7 @@
-// The built hub (dist/, as installed) with its wall clock moved from outside, as NTP moves a
-// gateway's: libfaketime preloaded with a timestamp file, re-read at every look at the clock
-// (FAKETIME_NO_CACHE), and the monotonic clock left alone (FAKETIME_DONT_FAKE_MONOTONIC), so that
-// only the wall clock steps. `setTo` writes a time into the file: the running hub's clock jumps there
+// The built hub (compiled as `npm run build` compiles it, as installed) with its wall clock moved
+// from outside, as NTP moves a gateway's: libfaketime preloaded with a timestamp file, re-read at
+// every look at the clock (FAKETIME_NO_CACHE), and the monotonic clock left alone
+// (FAKETIME_DONT_FAKE_MONOTONIC), so that only the wall clock steps. `setTo` writes a time into the file: the running hub's clock jumps there
 // and runs on. Skip a test without libfaketime with skipWithout('libfaketime') (peers.ts).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +9,11 @@ import { join } from 'node:path';
 import { FAKETIME_LIBRARY } from './peers.ts';
 import { startHubProcess, type RunningHub } from './process.ts';
 
-const BUILT_HUB = 'dist/src/main.js';
+// The build's own output folder, not dist/: install.test.ts builds dist/ meanwhile (systemd/install.sh),
+// and a hub loading files the other build is rewriting could fail for no fault of its own. Inside
+// the checkout (ignored by git), so that node_modules and package.json are found upwards as from dist/.
+const BUILD_DIR = '.test-artefacts/clock-step-build';
+const BUILT_HUB = join(BUILD_DIR, 'src/main.js');
 
 /** The newest modification time under a folder, in ms. */
 function newest(dir: string): number {
@@ -21,11 +25,11 @@ function newest(dir: string): number {
   return latest;
 }
 
-/** Builds the hub (`npm run build`'s tsc) unless dist/ is newer than every source it is built from. */
+/** Builds the hub (`npm run build`'s tsc and configuration) unless its build is newer than every source it is built from. */
 export function ensureBuilt(): void {
   const built = existsSync(BUILT_HUB) ? statSync(BUILT_HUB).mtimeMs : 0;
   if (built > Math.max(newest('src'), newest('drivers'))) return;
-  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+  execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--outDir', BUILD_DIR], { stdio: 'inherit' });
 }
 
 /** libfaketime's absolute form: `@2026-11-20 08:00:00` (UTC here: the hub runs with TZ=UTC). */
