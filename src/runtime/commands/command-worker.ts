@@ -138,6 +138,7 @@ export class CommandWorker {
   deviceDeleted(deviceId: string): void {
     const queue = this.queues.get(deviceId);
     if (!queue) return;
+    for (const command of queue.waiting) this.deadlines.delete(command.id);
     queue.waiting = [];
     queue.running?.abort.abort(new CommandFailure('The device was deleted before it confirmed the command.'));
   }
