@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
 import { ModbusLine, DEFAULT_LINE_OPTIONS } from '../../src/transport/modbus-line.ts';
 import { silentLogger } from '../../src/log.ts';
+import fc from 'fast-check';
 
 const unit: SimUnit = {
   read: (_fn, address, count) => Array.from({ length: count }, (_, i) => address + i),
@@ -43,4 +44,22 @@ test('a request whose deadline (on the line\'s monotonic clock) has passed while
   });
   await assert.rejects(line.readRegisters(1, 3, 10, 1, { deadline: line.monotonic() - 1 }), /deadline passed while queued/);
   assert.equal(line.transactions, 0);
+});
+
+test('property: whatever steps the wall clock takes between requests (up to 30 days either way), each answers within its pause and timeout', async (t) => {
+  const sim = await ModbusSimServer.tcp(new Map([[1, unit]]));
+  const line = new ModbusLine({ kind: 'tcp', host: '127.0.0.1', port: sim.port }, { ...DEFAULT_LINE_OPTIONS, timeoutMs: 500, pauseBetweenMs: 20 }, silentLogger());
+  t.after(async () => {
+    await line.close();
+    await sim.close();
+  });
+  const realNow = Date.now();
+  t.mock.timers.enable({ apis: ['Date'], now: realNow });
+  const DAY = 24 * 3_600_000;
+  await fc.assert(fc.asyncProperty(fc.array(fc.integer({ min: -30 * DAY, max: 30 * DAY }), { minLength: 1, maxLength: 6 }), async (offsets) => {
+    for (const [i, offsetMs] of offsets.entries()) {
+      t.mock.timers.setTime(realNow + offsetMs);
+      assert.deepEqual(await within(1_500, line.readRegisters(1, 3, i, 1, { deadline: line.monotonic() + 1_000 })), [i]);
+    }
+  }), { numRuns: 15, interruptAfterTimeLimit: 20_000 });
 });
