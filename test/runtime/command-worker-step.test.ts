@@ -182,3 +182,21 @@ test('a command whose stored deadline a step back moved before its creation date
   assert.equal(done.state, 'EXECUTED', done.failedReason ?? '');
   assert.equal(pump.sent, 1);
 });
+
+test('a step moves the stored deadlines of PENDING commands only: a finished command keeps its own', async (t) => {
+  const { store, pump, clock, submit, advance, step } = setup(t);
+  pump.reachable = true;
+  pump.confirmMs = 1_000;
+  const done = submit(15 * MINUTE);
+  await advance(2_000);
+  assert.equal(store.commands.get(done)?.state, 'EXECUTED');
+  const doneDeadline = store.commands.get(done)!.expiresAtMs;
+  pump.reachable = false;
+  const waiting = submit(15 * MINUTE);
+  await advance(1_000);
+  const before = store.commands.get(waiting)!.expiresAtMs;
+  step(-2 * HOUR);
+  assert.equal(store.commands.get(waiting)!.expiresAtMs, before - 2 * HOUR);
+  assert.equal(store.commands.get(done)!.expiresAtMs, doneDeadline);
+  assert.ok(store.commands.get(waiting)!.expiresAtMs > clock.wall);
+});
