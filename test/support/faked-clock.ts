@@ -2,11 +2,11 @@
 // from outside, as NTP moves a gateway's: libfaketime preloaded with a timestamp file, re-read at
 // every look at the clock (FAKETIME_NO_CACHE), and the monotonic clock left alone
 // (FAKETIME_DONT_FAKE_MONOTONIC), so that only the wall clock steps. `setTo` writes a time into the file: the running hub's clock jumps there
-// and runs on. Skip a test without libfaketime with skipWithout('libfaketime') (peers.ts).
+// and runs on. Skip a test without libfaketime with skipWithout('libfaketime') (peers.ts, LIBFAKETIME).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FAKETIME_LIBRARY } from './peers.ts';
+import { LIBFAKETIME } from './peers.ts';
 import { startHubProcess, type RunningHub } from './process.ts';
 
 // The build's own output folder, not dist/: install.test.ts builds dist/ meanwhile (systemd/install.sh),
@@ -50,7 +50,7 @@ export async function startFakedClockHub(env: Record<string, string>, timeFile: 
   const hub = await startHubProcess({
     ...env,
     TZ: 'UTC',
-    LD_PRELOAD: FAKETIME_LIBRARY,
+    LD_PRELOAD: LIBFAKETIME,
     FAKETIME_TIMESTAMP_FILE: timeFile,
     FAKETIME_NO_CACHE: '1',
     FAKETIME_DONT_FAKE_MONOTONIC: '1',

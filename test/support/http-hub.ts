@@ -18,7 +18,6 @@ import type { HttpDeviceSim, SimTls } from '../../src/sim/http/http-sim-server.t
 import { fingerprintOf } from '../../src/transport/http-device.ts';
 import { makeSelfSigned } from './tls.ts';
 import { keyedApi } from './keyed-api.ts';
-
 import type { Clock } from '../../src/domain/time.ts';
 
 export const HTTP_HUB_KEY = 'http-hub-test-key-0123456789abcdef';
