@@ -343,10 +343,6 @@ export class Daemon {
     this.worker = new CommandWorker({
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
-    const worker = this.worker;
-    // A step of the wall clock moves the stored deadlines of PENDING commands (a time to live is not
-    // used up by a step); their monotonic ones in memory do not move.
-    clockWatch.on('step', (step) => worker.clockStepped(step.stepMs));
     this.watcher = new DeviceWatcher(store, this.events, clock);
     this.tariffLedger = new TariffLedger(store, this.events);
     this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log });
@@ -377,6 +373,10 @@ export class Daemon {
     this.watcher.start();
     this.tariffLedger.start();
     this.householdSeries.start();
+    // A step of the wall clock moves the stored deadlines of PENDING commands (a time to live is not
+    // used up by a step); their monotonic ones in memory do not move.
+    const worker = this.worker;
+    clockWatch.on('step', (step) => worker.clockStepped(step.stepMs));
     this.worker.start();
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
