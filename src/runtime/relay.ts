@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { createHash } from 'node:crypto';
 import type { MqttEndpoint } from '../transport/mqtt-connection.ts';
 import { BrokerLink } from '../transport/broker-link.ts';
-import { errorResponse, isValidRelayRequest, parseRelayRequest, payloadLimit, requestFingerprint, type RelayResponse, type ValidRelayRequest } from './relay-request.ts';
+import { errorResponse, isValidRelayRequest, parseRelayRequest, requestFingerprint, type RelayResponse, type ValidRelayRequest } from './relay-request.ts';
 import { DEFAULT_REPLAY_LIMITS, ReplayMemory, type ReplayLimits } from './relay-replay.ts';
 import { RelayKeyGuard } from './relay-key-guard.ts';
 
@@ -54,10 +54,7 @@ export class Relay {
     // A relay that cannot be reached (no internet at boot, a wrong certificate) must never keep the
     // hub from serving the house: the link connects in the background with jittered back-off.
     this.replay = new ReplayMemory(settings.replay ?? DEFAULT_REPLAY_LIMITS);
-    // A request larger than the relay takes is still answered 413 up to a few times the limit; past
-    // that the broker drops it (MQTT 5 Maximum Packet Size) before it reaches the hub's memory.
-    const maximumPacketSize = payloadLimit(settings.maxRequestBytes) * 4 + 64 * 1024;
-    this.link = new BrokerLink({ ...settings, protocolVersion: 5, maximumPacketSize }, log, { initialMs: 2000, maxMs: 300_000 });
+    this.link = new BrokerLink({ ...settings, protocolVersion: 5 }, log, { initialMs: 2000, maxMs: 300_000 });
     this.link.on('connect', (client: MqttClient) => void this.onConnect(client));
   }
 

@@ -28,12 +28,9 @@ export interface CallOptions {
 export class RelayClient {
   /** Waiters by topic and correlation data, first come first answered (a duplicate waits too). */
   private readonly waiting = new Map<string, ((r: RelayResponse) => void)[]>();
-  /** Every topic an answer came on, waited for or not. */
-  readonly heard = new Set<string>();
 
   constructor(private readonly client: MqttClient, private readonly hubId: string) {
     client.on('message', (topic, payload, packet: IPublishPacket) => {
-      this.heard.add(topic);
       const resolve = this.waiting.get(answerKey(topic, packet.properties?.correlationData))?.shift();
       if (resolve) resolve(JSON.parse(payload.toString()) as RelayResponse);
     });
