@@ -61,13 +61,3 @@ export function verifyPasswordSync(password: string, stored: string): boolean {
   const derived = scryptSync(password, Buffer.from(match[4]!, 'base64'), expected.length, { N: Number(match[1]), r: Number(match[2]), p: Number(match[3]), maxmem: MAXMEM });
   return timingSafeEqual(derived, expected);
 }
-
-/**
- * A hash no password matches, checked against when the identity is unknown: the refusal then takes
- * as long as a wrong password's, and does not tell which charge point ids exist.
- */
-export function unknownIdentityHash(): string {
-  unknownHash ??= hashPassword(randomBytes(24).toString('hex'));
-  return unknownHash;
-}
-let unknownHash: string | undefined;
