@@ -4,34 +4,10 @@
 // How long it waits is measured by bench/ocpp-handshakes.ts, not asserted here.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
-import { randomBytes } from 'node:crypto';
 import { ocppCharger, startOcppHub } from '../support/ocpp-hub.ts';
+import { handshake } from '../support/ocpp-handshake.ts';
 
 const CHARGER = '0c000000-0000-4000-8000-00000000c101';
-
-/** One raw WebSocket upgrade to the OCPP endpoint, from `localAddress`: its status and Retry-After. */
-export function handshake(url: string, identity: string, password: string, localAddress: string): Promise<{ status: number; retryAfter: string | undefined }> {
-  return new Promise((resolve, reject) => {
-    const req = request(`${url}/ocpp/${identity}`, {
-      localAddress,
-      headers: {
-        Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': randomBytes(16).toString('base64'),
-        'Sec-WebSocket-Protocol': 'ocpp1.6', Authorization: `Basic ${Buffer.from(`${identity}:${password}`).toString('base64')}`,
-      },
-    });
-    req.on('upgrade', (res, socket) => {
-      socket.destroy();
-      resolve({ status: res.statusCode ?? 101, retryAfter: undefined });
-    });
-    req.on('response', (res) => {
-      res.resume();
-      resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 test('150 concurrent bad handshakes cost at most the failure limit in hashes, overflow gets 503 with Retry-After, and the real charger connects', async (t) => {
   const hub = await startOcppHub(t, [ocppCharger(CHARGER, 'ZAP-001')], { config: { http: { port: 0, authFailuresPerMinute: 5 } } });
