@@ -17,6 +17,8 @@ import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
 import { DeviceReader } from '../runtime/modbus/modbus-reader.ts';
 import { hybridSettings, identify } from '../runtime/modbus/modbus-discovery.ts';
 import { builtInDrivers } from '../../drivers/modbus/index.ts';
+import { isOcppBinding } from '../domain/ocpp-binding.ts';
+import { NO_PASSWORD } from '../domain/ocpp-password.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
@@ -118,7 +120,7 @@ function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | unde
   io.out(`${devices.length} device${devices.length === 1 ? '' : 's'}`);
   // A device that cannot be reached until it is given a secret again (an import of an export), and how.
   const waiting = devices.flatMap((d) => {
-    const why = secretNeeded(d);
+    const why = secretNeeded(d, store);
     return why ? [`  ${d.id}: ${why}`] : [];
   });
   if (waiting.length > 0) io.out(`Waiting for a secret (offline until it is given):\n${waiting.join('\n')}`);
@@ -126,9 +128,13 @@ function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | unde
 }
 
 /** Why the device cannot be reached without a secret its binding lacks, with what to do; undefined when it lacks none. */
-function secretNeeded(device: DeviceRecord): string | undefined {
+function secretNeeded(device: DeviceRecord, store: Store): string | undefined {
   const binding = device.driver;
   if (!binding) return undefined;
+  // An OCPP charger from a plain export, which leaves even its password's hash out.
+  if (isOcppBinding(binding) && store.ocpp.credentialOfDeviceId(device.id)?.passwordHash === NO_PASSWORD) {
+    return `no password (an export leaves it out): give it with \`hub devices secret ${device.id} password\` (the one the charger is set up with)`;
+  }
   const http = builtInHttpDrivers();
   if (http.has(binding.type)) {
     const missing = missingSecrets(http.get(binding.type), binding);

@@ -11,7 +11,7 @@
 // handshake is answered 503 with Retry-After. A check that waited re-reads the lock-out before
 // hashing, and a failure is counted as soon as its hash says so, so a locked-out client costs nothing.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { verifyPassword } from '../../domain/ocpp-password.ts';
+import { NO_PASSWORD, verifyPassword } from '../../domain/ocpp-password.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
 import type { HandshakeVerdict } from '../../transport/ocpp-endpoint.ts';
@@ -96,7 +96,8 @@ export class OcppAuthenticator {
       return this.refused(identity, remoteAddress, false);
     }
     const hash = credential.passwordHash;
-    if (password === undefined) return this.refused(identity, remoteAddress, true);
+    // NO_PASSWORD: imported from a plain export, waiting for `hub devices secret ID password`.
+    if (password === undefined || hash === NO_PASSWORD) return this.refused(identity, remoteAddress, true);
     // A charger reconnecting with the password that let it in before is known without scrypt.
     const seen = this.verified.get(identity);
     if (seen && seen.hash === hash && timingSafeEqual(seen.digest, this.digest(password))) return { accept: true };
