@@ -20,7 +20,8 @@ import { resolveDeviceId } from './device-id.ts';
 import { saveReadDevice } from './save-read.ts';
 
 export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
-              [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME] [--room ROOM]
+              [--token-file F] [--email E --password-file F] [--uuid-file F] [--http-port P] [--kind K]
+              [--name NAME] [--room ROOM]      a secret from a file's first line, or - for standard input
               [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
                                       certificate shown is pinned (or must equal --fingerprint)
   devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now
