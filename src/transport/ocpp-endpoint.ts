@@ -212,7 +212,12 @@ export class OcppEndpoint extends EventEmitter {
         this.options.log.info({ chargePointId: client.identity, count: badFrames, err: errorSummary(error) }, 'ocpp: malformed frame refused');
       }
     });
-    client.on('strictValidationFailure', ({ method, outbound }: { method: string; outbound: boolean }) => {
+    client.on('strictValidationFailure', ({ method, outbound, error }: { method: string; outbound: boolean; error: { details?: unknown } }) => {
+      // ocpp-rpc puts the whole offending payload in the CALLERROR's details, emitted here before it
+      // is thrown: up to 256 KiB echoed back to the charger, and a deeply nested one (found by
+      // test/transport/ocpp-fuzz.test.ts) overflowed JSON.stringify's stack, which made ocpp-rpc
+      // close the connection. The description names what is wrong; the details stay empty.
+      error.details = {};
       this.options.log.info({ chargePointId: client.identity, action: method, outbound }, 'ocpp: a message did not validate against the OCPP 1.6 schema');
     });
     // The new connection is the charger's; the old one is closed after the new is known, so that
