@@ -58,18 +58,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(...devicesDespiteOtherProblems(merged, result.error.issues));
   } else {
     problems.push(...configuredDeviceProblems(result.data));
-    for (const key of ['certFile', 'keyFile'] as const) {
-      const file = result.data.http.tls?.[key];
-      if (file === undefined) continue;
-      try {
-        accessSync(file, constants.R_OK);
-      } catch (err) {
-        problems.push({ field: `http.tls.${key}`, message: `cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
-      }
-    }
+    problems.push(...unreadableFiles(result.data));
   }
   if (problems.length > 0 || !result.success) throw new ConfigError(problems, source);
   return result.data;
+}
+
+/**
+ * Every file a setting names (certificates, keys, CAs) must be readable at start: a relay whose
+ * caFile is missing looped on ENOENT at run time, while `config check` said OK.
+ */
+function unreadableFiles(config: Config): ConfigProblem[] {
+  const files: Array<[string, string | undefined]> = [
+    ['http.tls.certFile', config.http.tls?.certFile], ['http.tls.keyFile', config.http.tls?.keyFile],
+    ['mqtt.caFile', config.mqtt?.caFile], ['mqtt.certFile', config.mqtt?.certFile], ['mqtt.keyFile', config.mqtt?.keyFile],
+    ['relay.caFile', config.relay?.caFile], ['relay.certFile', config.relay?.certFile], ['relay.keyFile', config.relay?.keyFile],
+    ...Object.entries(config.cloud).map(([maker, settings]): [string, string | undefined] => [`cloud.${maker}.caFile`, (settings as { caFile?: string } | undefined)?.caFile]),
+  ];
+  const problems: ConfigProblem[] = [];
+  for (const [field, file] of files) {
+    if (file === undefined) continue;
+    try {
+      accessSync(file, constants.R_OK);
+    } catch (err) {
+      problems.push({ field, message: `cannot be read: ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+    }
+  }
+  return problems;
 }
 
 /**

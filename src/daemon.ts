@@ -11,6 +11,7 @@ import { Store } from './store/store.ts';
 import { DataDirInUse, DataDirLock, runningHub } from './store/data-dir-lock.ts';
 import { openWhenThereIsSpace, type SpaceAtStartSettings } from './store/space-at-start.ts';
 import { createApp, type HubApp } from './api/app.ts';
+import { builtInBindingDefaults } from './binding-defaults.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
@@ -35,6 +36,7 @@ import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
 import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
+import { ClockWatch } from './runtime/clock-watch.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
@@ -141,6 +143,8 @@ export class Daemon {
   /** Home Assistant's MQTT discovery (homeAssistant.enabled), or the cleaner that takes it back. */
   homeAssistant: HomeAssistantBridge | undefined;
   private haCleaner: HomeAssistantCleaner | undefined;
+  /** Notices steps of the wall clock (a gateway without a battery clock) for whatever depends on dates. */
+  clockWatch: ClockWatch | undefined;
 
   constructor(private readonly options: DaemonOptions) {}
 
@@ -294,6 +298,9 @@ export class Daemon {
     if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
     const store = this.store;
+    this.clockWatch = new ClockWatch(clock, {}, log.child({ part: 'clock' }));
+    this.clockWatch.start();
+    const clockWatch = this.clockWatch;
     const haTopics = new HaTopics(config.homeAssistant);
     if (config.mqtt) {
       const { events: _events, staleAfterSeconds: _staleAfterSeconds, deviceUrl: _deviceUrl, ...endpoint } = config.mqtt;
@@ -319,7 +326,7 @@ export class Daemon {
       return ocppAddressForDevices(settings.publicUrl || config.http.publicUrl || '', config.http.host, Number(listening?.port ?? config.http.port), Boolean(config.http.tls));
     };
     // Each family's makers become available vendors as it is built; driving starts further down.
-    const context = { config, store, log, clock, events: this.events, vendors: this.vendors, broker: this.broker, authFailures, brokerForDevices: () => brokerForDevices, ocppUrl };
+    const context = { config, store, log, clock, clockWatch, events: this.events, vendors: this.vendors, broker: this.broker, authFailures, brokerForDevices: () => brokerForDevices, ocppUrl };
     for (const family of DRIVER_FAMILIES) {
       const running = family.build(context);
       if (running) this.families.push(running);
@@ -374,6 +381,7 @@ export class Daemon {
     const series = this.householdSeries;
     const deps: ApiDeps = {
       store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      bindingDefaults: builtInBindingDefaults(),
       household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
     };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
@@ -451,6 +459,7 @@ export class Daemon {
     // Before the last telemetry write below, which takes the 5 minutes under way with it.
     this.householdSeries?.stop();
     this.health?.stop();
+    this.clockWatch?.stop();
     for (const family of this.families) {
       // Logins in progress first: a login finishing now would add a car to a hub going down.
       family.connector?.stop();

@@ -12,6 +12,7 @@ import type { BrokerLink } from './transport/broker-link.ts';
 import { OcppEndpoint } from './transport/ocpp-endpoint.ts';
 import type { HubEvents } from './runtime/events/hub-events.ts';
 import type { AuthFailures } from './runtime/auth-failures.ts';
+import type { ClockWatch } from './runtime/clock-watch.ts';
 import type { RunningFamily } from './runtime/driver-family.ts';
 import { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
 import { watchModbus } from './runtime/modbus/modbus-metrics.ts';
@@ -35,6 +36,8 @@ export interface FamilyContext {
   store: Store;
   log: Logger;
   clock: Clock;
+  /** Steps of the wall clock, and whether it is trusted yet. */
+  clockWatch: ClockWatch;
   events: HubEvents;
   /** The family's makers become available vendors here. */
   vendors: VendorCatalog;

@@ -1,5 +1,7 @@
 // Entry point: read the configuration, start the daemon, stop it cleanly on SIGINT/SIGTERM.
 // `--demo` (npm start) seeds a demo household and prints a fresh key to try the API with.
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { loadConfig, ConfigError, ConfigSchema } from './config.ts';
 import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
@@ -45,7 +47,8 @@ async function main(): Promise<void> {
   // The demo starts quietly: its banner is what a demo user needs, and each simulated device's
   // arrival is no news. Warnings still show (a device gone offline, a command waiting for one);
   // HUB_LOG_LEVEL=info shows every event, as on an installed hub.
-  const quietDemo = demo && process.env['HUB_LOG_LEVEL'] === undefined && process.env['HUB_CONFIG'] === undefined;
+  // A configuration file for the demo (Home Assistant's recipe) keeps it quiet unless it names a level.
+  const quietDemo = demo && process.env['HUB_LOG_LEVEL'] === undefined && !namesLogLevel(process.env['HUB_CONFIG']);
   const log = createLogger(quietDemo ? 'warn' : config.logLevel, output);
   let demoKey: string | undefined;
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
@@ -68,7 +71,8 @@ async function main(): Promise<void> {
       ? (store) => {
           const now = Date.now();
           const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings, zaptec: demoOcpp?.binding });
-          store.apiKeys.revoke('demo', now);
+          // By id: a data directory from before key names were unique may hold several.
+          for (const k of store.apiKeys.list()) if (k.name === 'demo' && k.revokedAtMs === null) store.apiKeys.revoke(k.id, now);
           demoKey = store.apiKeys.create('demo', now).key;
           log.info({ devices }, 'demo household loaded');
         }
@@ -138,12 +142,29 @@ async function main(): Promise<void> {
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
       `  docs: ${daemon.url}/docs\n` +
-      `  the demo's devices and their ids:  npm run hub -- devices list\n` +
+      `  the demo's devices and their ids:  ${hubCommandFor(process.env)} devices list\n` +
       (quietDemo ? '  logs: warnings only (HUB_LOG_LEVEL=info npm start shows every event)\n' : '') +
       (config.homeAssistant.enabled && config.mqtt ? `  Home Assistant: point its MQTT integration at the broker ${config.mqtt.url} (docs/home-assistant.md)\n` : '') +
       '\n',
     );
   }
+}
+
+/** Whether the configuration file (already checked by loadConfig) sets logLevel itself. */
+function namesLogLevel(file: string | undefined): boolean {
+  if (!file) return false;
+  const values = parseYaml(readFileSync(file, 'utf8')) as Record<string, unknown> | null;
+  return typeof values === 'object' && values !== null && 'logLevel' in values;
+}
+
+/**
+ * `npm run hub --` as it reaches this hub: with the data directory and configuration it was started
+ * with (HUB_DATA_DIR=data-8081 npm start needs the same variable for its devices list).
+ */
+function hubCommandFor(env: NodeJS.ProcessEnv): string {
+  const quoted = (value: string) => (/^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
+  const vars = (['HUB_DATA_DIR', 'HUB_CONFIG'] as const).flatMap((name) => (env[name] ? [`${name}=${quoted(env[name]!)}`] : []));
+  return [...vars, 'npm run hub --'].join(' ');
 }
 
 main().catch((err: Error) => {

@@ -68,13 +68,19 @@ export default defineHttpDriver({
     },
     SET_MODE: {
       // Modes the unit has; REDUCED has no equivalent. A mode other than OFF powers the unit on
-      // with the setpoint it keeps for that mode (dt<mode>, dh<mode>).
+      // with the setpoint it keeps for that mode (dt<mode>, dh<mode>), else the one in force, as
+      // pydaikin's _update_settings() does. Units report no dt0/dh0 for AUTO (pydaikin's
+      // docs/sample_requests/brp069/get_control_info.txt has dt1…dt7): AUTO takes the setpoint of the
+      // unit's own auto variants (dt1, dt7, pydaikin's 'auto-1'/'auto-7') before the one in force.
       value: { from: 'payload-enum', field: 'mode', map: { OFF: 'off', AUTO: '0', DRY: '2', COOL: '3', HEAT: '4' } },
       readFirst: 'control',
       path: '/aircon/set_control_info',
-      query: { pow: '1', mode: '{value}', stemp: '{dt{value}}', shum: '{dh{value}}', f_rate: '{f_rate}', f_dir: '{f_dir}' },
+      query: { pow: '1', mode: '{value}', stemp: '{dt{value}|stemp}', shum: '{dh{value}|shum}', f_rate: '{f_rate}', f_dir: '{f_dir}' },
       // Off keeps the mode the unit is in (some units refuse mode=off).
-      queryByValue: { off: { pow: '0', mode: '{mode}', stemp: '{stemp}', shum: '{shum}' } },
+      queryByValue: {
+        off: { pow: '0', mode: '{mode}', stemp: '{stemp}', shum: '{shum}' },
+        0: { stemp: '{dt0|dt1|dt7|stemp}', shum: '{dh0|dh1|dh7|shum}' },
+      },
       success: { path: 'ret', equals: ['OK'] },
       confirm: { field: 'mode', equals: { off: 'OFF', 0: 'AUTO', 2: 'DRY', 3: 'COOL', 4: 'HEAT' } },
     },

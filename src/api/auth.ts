@@ -6,9 +6,17 @@ import { getConnInfo } from '@hono/node-server/conninfo';
 import type { ApiDeps } from './deps.ts';
 import { ApiError } from './errors.ts';
 import { AuthFailures } from '../runtime/auth-failures.ts';
+import type { VerifiedKey } from '../store/api-keys.ts';
+
+declare module 'hono' {
+  interface ContextVariableMap {
+    /** The key this request presented, once verified: its id and what it may reach (see keyOf). */
+    apiKey: VerifiedKey;
+  }
+}
 
 export function clientAddress(c: Parameters<MiddlewareHandler>[0]): string {
-  // Calls that arrive through the relay say so; they are counted as one untrusted client.
+  // Calls that arrive through the relay say so: the relay names them by a hash of the presented key.
   const declared = (c.env as { clientAddress?: unknown } | undefined)?.clientAddress;
   if (typeof declared === 'string') return declared;
   try {
@@ -30,10 +38,11 @@ export function requestHeader(c: Context, name: string): string | undefined {
 }
 
 /**
- * The key check as a function that throws 401 or 429. Failures are counted in `deps.authFailures`
- * when given (the daemon shares it with the OCPP endpoint), else in a counter of this call's own.
+ * The key check as a function that throws 401 or 429, and returns the verified key, which it also
+ * puts on the context (keyOf). Failures are counted in `deps.authFailures` when given (the daemon
+ * shares it with the OCPP endpoint), else in a counter of this call's own.
  */
-export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
+export function apiKeyCheck(deps: ApiDeps): (c: Context) => VerifiedKey {
   const failures = deps.authFailures ?? new AuthFailures(() => deps.settings.authFailuresPerMinute);
   return (c) => {
     // The client's address matters only once some client has failed: keep the happy path lean.
@@ -49,20 +58,38 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => void {
     // store's remembered records and totals are current for the rest of the request.
     deps.store.sync();
     const key = requestHeader(c, 'x-api-key');
-    if (!key || key.length > 512 || !deps.store.apiKeys.verify(key)) {
+    const verified = key && key.length <= 512 ? deps.store.apiKeys.identify(key) : undefined;
+    if (!verified) {
       failures.count(client ?? clientAddress(c));
       // A missing or empty key is a client set up wrong (an unset shell variable), not a guess: say so.
       throw new ApiError('UNAUTHORIZED', key === undefined ? 'Unauthorized: no X-API-KEY header was sent'
         : key.trim() === '' ? 'Unauthorized: the X-API-KEY header is empty' : undefined);
     }
+    // What the key may reach travels with the request: the operations filter by it (operation.ts),
+    // and per-key work (a live stream) can tell keys apart by its id.
+    c.set('apiKey', verified);
+    return verified;
   };
 }
 
-/** The key check as middleware (GET /metrics). */
-export function requireApiKey(deps: ApiDeps): MiddlewareHandler {
+/**
+ * The key the request presented, verified by apiKeyCheck earlier in the request (undefined before):
+ * for work that must tell keys apart, such as a limit of live streams per key.
+ */
+export function keyOf(c: Context): VerifiedKey | undefined {
+  return c.get('apiKey');
+}
+
+/** 403 for a key scoped to one household on what is hub-wide (the metrics): it would tell of other households. */
+function requirePartnerKey(key: VerifiedKey, what: string): void {
+  if (key.userId !== null) throw new ApiError('FORBIDDEN', `This key is scoped to one household; ${what} covers the whole hub`);
+}
+
+/** The check of a partner's key (no scope) as middleware: GET /metrics, which is hub-wide. */
+export function requirePartnerApiKey(deps: ApiDeps, what: string): MiddlewareHandler {
   const check = apiKeyCheck(deps);
   return async (c, next) => {
-    check(c);
+    requirePartnerKey(check(c), what);
     await next();
   };
 }

@@ -30,7 +30,7 @@ export function answerClientErrors(server: Server, log: Logger): void {
  * Writes the API's error body straight on a socket that no Node response belongs to (a request the
  * parser refused, a WebSocket upgrade or CONNECT the hub does not serve) and closes it.
  */
-export function answerOnSocket(socket: Duplex, code: ErrorCode, message: string, log: Logger, reason: string, logMessage = 'request rejected before the API'): void {
+export function answerOnSocket(socket: Duplex, code: ErrorCode, message: string, log: Logger, reason: string, logMessage = 'request rejected before the API', extraHeaders: Record<string, string> = {}): void {
   const id = randomUUID();
   const status = ERROR_STATUS[code];
   log.info({ errorId: id, errorCode: code, status, reason }, logMessage);
@@ -39,7 +39,7 @@ export function answerOnSocket(socket: Duplex, code: ErrorCode, message: string,
     return;
   }
   const body = JSON.stringify({ errorCode: code, id, message });
-  const headers = Object.entries({ ...API_SECURITY_HEADERS, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
+  const headers = Object.entries({ ...API_SECURITY_HEADERS, ...extraHeaders, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), connection: 'close' })
     .map(([name, value]) => `${name}: ${value}\r\n`).join('');
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${headers}\r\n${body}`);
 }

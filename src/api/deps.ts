@@ -7,6 +7,7 @@ import type { ChargerProber } from '../runtime/pairing-prober.ts';
 import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
 import type { HouseholdSource } from './household/live.ts';
+import type { BindingDefaults } from '../domain/binding-identity.ts';
 
 export interface ApiSettings {
   /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
@@ -40,6 +41,8 @@ export interface ApiDeps {
   vendors: VendorCatalog;
   runtime: Runtime;
   settings: ApiSettings;
+  /** The driver definitions' defaults, for telling whether a paired charger is one the hub has (src/binding-defaults.ts). */
+  bindingDefaults: BindingDefaults;
   /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
   pairing?: ChargerProber;
   /** Runs the makers' logins for the vehicle connect page; without it no car maker can be connected. */

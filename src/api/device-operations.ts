@@ -46,13 +46,13 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
         router.add({
           method: 'get', path: base, operationId: `get${r.noun}`, tag: r.tag, summary: `Read one ${r.label}`,
           params: one, success: { status: 200, description: `The ${r.label}`, schema: r.schema }, errors: ['BAD_REQUEST', notFound],
-        }, (c, { params }) => detail(deps, findOr404(deps, r.kind, id(params))));
+        }, (c, { params, reach }) => detail(deps, findOr404(deps, r.kind, id(params), reach)));
         break;
       case 'userDetail':
         router.add({
           method: 'get', path: userBase, operationId: `getUser${r.noun}`, tag: r.tag, summary: `Read one ${r.label} of a user`,
           params: owned, success: { status: 200, description: `The ${r.label}`, schema: r.schema }, errors: ['BAD_REQUEST', notFound],
-        }, (c, { params }) => detail(deps, findOr404(deps, r.kind, id(params), params.userId)));
+        }, (c, { params, reach }) => detail(deps, findOr404(deps, r.kind, id(params), reach)));
         break;
       case 'refresh':
         router.add({
@@ -60,7 +60,7 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           summary: `Read a ${r.label} live and return its fresh state`, description: REFRESH_DESCRIPTION,
           params: one, success: { status: 200, description: `The ${r.label}`, schema: r.schema },
           errors: ['BAD_REQUEST', notFound, 'DEVICE_IS_DISCONNECTED'],
-        }, async (c, { params }) => detail(deps, await refreshDevice(deps, r.kind, id(params))));
+        }, async (c, { params, reach }) => detail(deps, await refreshDevice(deps, r.kind, id(params), reach)));
         break;
       case 'userRefresh':
         router.add({
@@ -68,7 +68,7 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           summary: `Read a ${r.label} of a user live and return its fresh state`, description: REFRESH_DESCRIPTION,
           params: owned, success: { status: 200, description: `The ${r.label}`, schema: r.schema },
           errors: ['BAD_REQUEST', notFound, 'DEVICE_IS_DISCONNECTED'],
-        }, async (c, { params }) => detail(deps, await refreshDevice(deps, r.kind, id(params), params.userId)));
+        }, async (c, { params, reach }) => detail(deps, await refreshDevice(deps, r.kind, id(params), reach)));
         break;
       case 'delete':
       case 'userDelete': {
@@ -79,7 +79,7 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           description: 'The device stops being polled, its pending commands fail, and a device declared in the configuration does not come back.',
           params: user ? owned : one, success: { status: 200, description: 'Deleted', schema: DeletionResult },
           errors: ['BAD_REQUEST', notFound],
-        }, (c, { params }) => deleteDevice(deps, r.kind, id(params), user ? (params as Record<string, string>)['userId'] : undefined));
+        }, (c, { params, reach }) => deleteDevice(deps, r.kind, id(params as Record<string, string>), reach));
         break;
       }
       case 'userList':
@@ -87,7 +87,7 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           method: 'get', path: `/users/{userId}/${r.segment}`, operationId: `listUser${r.noun}s`, tag: r.tag,
           summary: `List the ${r.label}s of one user`, params: idParams('userId'), query: UserListQuery,
           success: { status: 200, description: `A page of ${r.label}s`, schema: r.page! }, errors: ['BAD_REQUEST'],
-        }, (c, { params, query }) => listPage(deps, r.kind, query, params.userId));
+        }, (c, { query, reach }) => listPage(deps, r.kind, query, reach));
         break;
     }
   }

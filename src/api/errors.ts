@@ -5,6 +5,7 @@ import { KIND_LABEL, KIND_TAG } from '../domain/vocabulary.ts';
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
   UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
   NOT_FOUND: 404,
   BATTERY_NOT_FOUND: 404,
   CHARGER_NOT_FOUND: 404,
@@ -32,6 +33,7 @@ export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
 const DEFAULT_MESSAGE: Partial<Record<ErrorCode, string>> = {
   BAD_REQUEST: 'Bad request',
   UNAUTHORIZED: 'Unauthorized',
+  FORBIDDEN: 'Forbidden',
   NOT_FOUND: 'Not found',
   DEVICE_IMAGE_NOT_FOUND: 'Device image not found',
   METHOD_NOT_ALLOWED: 'Method not allowed',

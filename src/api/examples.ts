@@ -141,7 +141,7 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
     setHvacSchedule: { request: schedule, response: pending('SET_SCHEDULE', HVAC, '7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c02') },
     getUserHvacSchedules: { response: { timeZone: 'UTC', schedules: schedule.schedules } },
     ...both(['setHvacTemperature', 'setUserHvacTemperature'], { request: { temperature: 21.5 }, response: pending('SET_TEMPERATURE', HVAC, '7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c03') }),
-    ...both(['setHvacMode', 'setUserHvacMode'], { request: { mode: 'REDUCED' }, response: pending('SET_MODE', HVAC, '7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c04') }),
+    ...both(['setHvacMode', 'setUserHvacMode'], { request: { mode: 'HEAT' }, response: pending('SET_MODE', HVAC, '7a1b2c3d-4e5f-4a6b-8c7d-8e9f0a1b2c04') }),
     listUserPvInverters: { response: page(PV_INVERTER) },
     ...both(['getPvInverter', 'getUserPvInverter', 'refreshPvInverter', 'refreshUserPvInverter'], { response: pvInverterDetail(PV_INVERTER) }),
     ...both(['deletePvInverter', 'deleteUserPvInverter'], deleted),

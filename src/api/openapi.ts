@@ -14,6 +14,8 @@ const ALWAYS: ErrorCode[] = ['UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_SERV
  * And any of them may write, which a full or read-only card refuses (decisions.md §5).
  */
 const WITH_BODY: ErrorCode[] = ['PAYLOAD_TOO_LARGE', 'STORAGE_UNAVAILABLE'];
+/** Every operation that may write refuses a read-only key (decisions.md §6); a refresh is a GET, a read. */
+const WRITES: ErrorCode[] = ['FORBIDDEN'];
 
 class SchemaCollector {
   readonly components: Record<string, JsonSchema> = {};
@@ -93,7 +95,7 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
       };
     }
 
-    const codes = [...op.errors, ...ALWAYS, ...(op.method !== 'get' ? WITH_BODY : [])];
+    const codes = [...op.errors, ...ALWAYS, ...(op.method !== 'get' ? [...WITH_BODY, ...WRITES] : [])];
     const byStatus = new Map<number, ErrorCode[]>();
     for (const code of codes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
     for (const [status, list] of [...byStatus].sort((a, b) => a[0] - b[0])) {
@@ -132,7 +134,14 @@ export function buildOpenApiDocument(operations: OperationSpec[], serverUrl: str
     paths,
     components: {
       schemas: collector.components,
-      securitySchemes: { ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-KEY' } },
+      securitySchemes: {
+        ApiKey: {
+          type: 'apiKey', in: 'header', name: 'X-API-KEY',
+          description: 'A partner\'s key reaches every household. A key scoped to one userId sees only that household: lists are '
+            + 'filtered to it, another household\'s device is answered like a missing one, and connect sessions are only for its '
+            + 'userId (another is a 400 naming userId). A read-only key gets 403 FORBIDDEN on every operation that may write.',
+        },
+      },
     },
   };
 }

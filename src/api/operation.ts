@@ -6,6 +6,8 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { ApiError, badRequest, type ErrorCode, type ValidationError } from './errors.ts';
 import { parseInto } from '../domain/validation.ts';
+import type { VerifiedKey } from '../store/api-keys.ts';
+import { reachOf, type Reach } from './reach.ts';
 
 export interface OperationSpec<
   P extends z.ZodType = z.ZodType,
@@ -33,6 +35,8 @@ export interface OperationInput<P, Q, B> {
   params: P;
   query: Q;
   body: B;
+  /** The households the request's key may reach here: every lookup and list takes it. */
+  reach: Reach;
 }
 
 type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
@@ -42,8 +46,8 @@ type Handler<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> = (
 
 /** What every operation passes before its own validation. */
 export interface Gate {
-  /** Throws 401 or 429 unless the request carries an active key. */
-  checkKey(c: Context): void;
+  /** Throws 401 or 429 unless the request carries an active key; returns that key. */
+  checkKey(c: Context): VerifiedKey;
   /** Hono's bodyLimit middleware: 413 past the limit. */
   limitBody: MiddlewareHandler;
   /** Throws 503 STORAGE_UNAVAILABLE while the card takes no writes: a write is refused before it is acknowledged. */
@@ -62,35 +66,35 @@ export class OperationRouter {
 
   /**
    * Mounts each operation on `app` as a single handler: key check, body limit, validation, then the
-   * operation (one that may write is refused first while the storage takes no writes). Without middleware Hono calls that handler directly, so a GET answered without
+   * operation (one that may write is refused first to a read-only key, then while the storage takes
+   * no writes). Without middleware Hono calls that handler directly, so a GET answered without
    * awaiting anything goes out without a promise in between (see respond.ts).
    */
   mount(app: Hono, gate: Gate): void {
     this.operations.forEach((spec, index) => {
       const handler = this.handlers[index]!;
       const parseQuery = spec.query && queryParser(spec.query);
-      const answer = (c: Context, rawBody: unknown) => {
+      const answer = (c: Context, key: VerifiedKey, rawBody: unknown) => {
         const errors: ValidationError[] = [];
         const params = spec.params ? parseInto(spec.params, c.req.param(), errors) : {};
         const query = parseQuery ? parseQuery(c, errors) : {};
         const body = spec.body ? parseInto(spec.body, rawBody, errors) : undefined;
         if (errors.length > 0) throw badRequest(errors);
-        return handler(c, { params, query, body });
+        return handler(c, { params, query, body, reach: reachOf(key, (params as { userId?: string }).userId) });
       };
       const path = spec.path.replace(/\{(\w+)\}/g, ':$1');
       if (spec.method === 'get' && !spec.body) {
-        app.get(path, (c) => {
-          gate.checkKey(c);
-          return answer(c, undefined);
-        });
+        app.get(path, (c) => answer(c, gate.checkKey(c), undefined));
         return;
       }
       app.on(spec.method.toUpperCase(), path, async (c) => {
-        gate.checkKey(c);
+        const key = gate.checkKey(c);
+        // Every operation but a GET may write: commands, deletions, connect sessions (decisions.md §6).
+        if (key.readOnly) throw new ApiError('FORBIDDEN', 'This key is read-only: it may not send commands, delete devices or open connect sessions');
         gate.checkWritable(c);
         let response: Response | undefined;
         await gate.limitBody(c, async () => {
-          response = await answer(c, spec.body ? await readJsonBody(c) : undefined);
+          response = await answer(c, key, spec.body ? await readJsonBody(c) : undefined);
         });
         return response!;
       });

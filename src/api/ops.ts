@@ -1,9 +1,9 @@
 // Operational endpoints beside the device API: GET /health (no key: up or down, and what is wrong) and
-// GET /metrics (Prometheus text, behind a key).
+// GET /metrics (Prometheus text, behind a partner's key: a key scoped to one household gets 403).
 import { DiskWriteMeter } from '../runtime/observability/disk-writes.ts';
 import { Hono } from 'hono';
 import type { ApiDeps } from './deps.ts';
-import { requireApiKey } from './auth.ts';
+import { requirePartnerApiKey } from './auth.ts';
 import type { HealthMonitor } from '../runtime/observability/health.ts';
 import type { MetricsRegistry } from '../runtime/observability/metrics.ts';
 
@@ -24,7 +24,7 @@ export function opsRoutes(deps: ApiDeps, ops: OpsDeps): Hono {
     if (report.warnings.length > 0) body['warnings'] = report.warnings;
     return c.json(body, report.healthy ? 200 : 503);
   });
-  app.use('/metrics', requireApiKey(deps));
+  app.use('/metrics', requirePartnerApiKey(deps, 'the metrics'));
   app.get('/metrics', (c) => c.body(ops.metrics.render(), 200, {
     'Content-Type': 'text/plain; version=0.0.4; charset=utf-8',
     'Cache-Control': 'no-store',

@@ -1,6 +1,16 @@
 import { ConfigError, loadConfig, relayUrlWarning } from '../config.ts';
 import type { CliIo } from './io.ts';
 
+/**
+ * Where the data goes, and who says so: the file's default `data` is not where an installed hub
+ * keeps it (its unit sets HUB_DATA_DIR=/var/lib/home-energy-hub).
+ */
+function dataDirSaid(dataDir: string, env: NodeJS.ProcessEnv): string {
+  if (env['HUB_DATA_DIR']) return `${dataDir} (HUB_DATA_DIR)`;
+  if (dataDir !== 'data') return dataDir;
+  return 'data, relative to where the hub starts (the default; the installed unit sets HUB_DATA_DIR=/var/lib/home-energy-hub)';
+}
+
 /** `hub config check [FILE]`: the checks of a start, without starting; the file HUB_CONFIG names by default. */
 export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv): number {
   const [action, given] = args;
@@ -11,9 +21,12 @@ export function runConfigCheck(args: string[], io: CliIo, env: NodeJS.ProcessEnv
   }
   try {
     const config = loadConfig({ ...env, HUB_CONFIG: file });
-    io.out(`${file}: OK (listens on ${config.http.host}:${config.http.port}, data in ${config.dataDir})`);
-    // Not a problem (the demo brings its own broker), but a hub started with this file publishes nothing.
-    if (config.homeAssistant.enabled && !config.mqtt) io.err('note: homeAssistant.enabled needs a broker (mqtt.url); without one nothing reaches Home Assistant');
+    io.out(`${file}: OK (listens on ${config.http.host}:${config.http.port}, data in ${dataDirSaid(config.dataDir, env)})`);
+    // Not a problem for the demo (npm start brings its own broker), but an installed hub started
+    // with this file publishes nothing.
+    if (config.homeAssistant.enabled && !config.mqtt) {
+      io.err('note: homeAssistant.enabled publishes through a broker: the demo (npm start) brings its own; an installed hub needs mqtt.url, or nothing reaches Home Assistant');
+    }
     const relay = config.relay && relayUrlWarning(config.relay.url);
     if (relay) io.err(`warning: ${relay}`);
     return 0;

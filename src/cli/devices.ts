@@ -25,6 +25,8 @@ import { resolveDeviceId } from './device-id.ts';
 import { addHttp, HTTP_ADD_USAGE, secretFrom, setSecret, shownBinding, trust } from './http-devices.ts';
 import { saveReadDevice, saveProblem } from './save-read.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
+import { identityWith } from '../domain/binding-identity.ts';
+import { builtInBindingDefaults } from '../binding-defaults.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust|secret>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
@@ -262,7 +264,7 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
       io.err(`the device offers ${kinds.join(', ') || 'no kind'}; choose one with --kind`);
       return 2;
     }
-    if (store.devices.wasDeletedAt(binding)) {
+    if (store.devices.wasDeletedAs(kind, binding, identityWith(builtInBindingDefaults()))) {
       io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
       return 1;
     }

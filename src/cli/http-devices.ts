@@ -18,6 +18,8 @@ import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { saveReadDevice } from './save-read.ts';
+import { identityWith } from '../domain/binding-identity.ts';
+import { builtInBindingDefaults } from '../binding-defaults.ts';
 
 export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
               [--token-file F] [--email E --password-file F] [--uuid-file F] [--http-port P] [--kind K]
@@ -81,7 +83,7 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
   for (const name of Object.keys(definition.settings)) if (flags[name] !== undefined) binding[name] = flags[name];
   if (device.certificate) binding['tls'] = device.certificate;
-  if (store.devices.wasDeletedAt(binding)) {
+  if (store.devices.wasDeletedAs(kind, binding, identityWith(builtInBindingDefaults()))) {
     io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
     return 1;
   }

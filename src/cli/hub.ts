@@ -18,12 +18,14 @@ export type { CliIo } from './io.ts';
 
 const USAGE = () => `usage: npm run hub -- <command>
 
-  keys create NAME          create an API key (shown once)
-  keys list                 list keys (never their secrets)
-  keys revoke ID|NAME       revoke a key
+  keys create NAME [--user USER [--read-only]]
+                            create an API key (shown once); names are unique; --user scopes it to
+                            one household, --read-only lets it send no command and delete nothing
+  keys list                 list keys (never their secrets), with their scope
+  keys revoke ID|NAME       revoke one key
   import FILE [--update] [--passphrase-file F | --without-secrets]
                             import devices from a JSON file (all or nothing; --update to update
-                            the devices records are: same id, or same driver, address and kind);
+                            the devices the hub has already: same id, or same driver, address and kind);
                             an export with sealed secrets needs its passphrase (or --without-secrets)
   export FILE [--with-secrets [--passphrase-file F]]
                             write every device as an import file (- for stdout), without device

@@ -9,7 +9,7 @@ import {
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
 import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord, type DriverBinding } from './device.ts';
-import { bindingIdentity } from './binding-identity.ts';
+import { NO_DEFAULTS, identityWith, type IdentityOf } from './binding-identity.ts';
 import { chargerBindingProblems } from './bindings.ts';
 import { OCPP_BINDING, hasOcppPassword, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
@@ -39,11 +39,11 @@ const modelOptional = <T extends typeof BatteryStaticData | typeof PvInverterSta
   schema.extend({ model: z.string().min(1).max(200).optional() });
 
 const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
-  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.optional() }),
-  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.optional() }),
+  battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.partial({ lastUpdated: true }).optional() }),
+  pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.partial({ lastUpdated: true }).optional() }),
   meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: modelOptional(MeterStaticData) }),
   hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData) }),
-  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.optional() }),
+  charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.partial({ lastUpdated: true }).optional() }),
   vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: modelOptional(VehicleStaticData), image: ImagePng.optional() }),
   tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),
 };
@@ -69,15 +69,26 @@ export interface PreparedImport {
 
 type Parsed = Record<string, any>;
 
+/** How the import tells that a binding reaches a device already bound: the rule, and the stored devices. */
+export interface BoundDevices {
+  /** bindingIdentity with the driver definitions' defaults (src/binding-defaults.ts). */
+  identityOf: IdentityOf;
+  /** The stored device with this identity, if any. */
+  deviceAt(identity: string): string | undefined;
+}
+
+/** No stored device, and bindings compared as written (for callers that know no definitions). */
+const NONE_BOUND: BoundDevices = { identityOf: identityWith(NO_DEFAULTS), deviceAt: () => undefined };
+
 /**
  * Checks every record and turns them into device records; throws ImportError listing all problems.
- * `ocppOwner` names the device that holds a charge point id already, if any; `boundDevice` the
- * stored device a binding reaches already (by `bindingIdentity`), if any: a record bound to it
- * takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
+ * `ocppOwner` names the device that holds a charge point id already, if any; `bound` the stored
+ * device a binding reaches already (by `bindingIdentity`, defaults applied), if any: a record bound
+ * to it takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
  */
 export function prepareImport(
   input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined, ocppOwner: (chargePointId: string) => string | undefined = () => undefined,
-  boundDevice: (identity: string) => string | undefined = () => undefined,
+  bound: BoundDevices = NONE_BOUND,
 ): PreparedImport {
   const problems: ImportProblem[] = [];
   if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
@@ -86,7 +97,7 @@ export function prepareImport(
   const seen = new Map<string, number>();
   const chargePoints = new Map<string, number>();
   const ocppCredentials: ImportedOcppCredential[] = [];
-  const bound = new Map<string, number>();
+  const inFile = new Map<string, number>();
   const sameBinding: PreparedImport['sameBinding'] = [];
 
   input.forEach((raw: unknown, index) => {
@@ -103,13 +114,13 @@ export function prepareImport(
     let id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
     // Two records (or a record and a stored device) bound to the same device are one device.
     const driver = (raw as { driver?: unknown }).driver;
-    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bindingIdentity(kind as DeviceKind, driver as DriverBinding) : null;
+    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bound.identityOf(kind as DeviceKind, driver as DriverBinding) : null;
     if (identity !== null) {
-      const first = bound.get(identity);
+      const first = inFile.get(identity);
       // An OCPP charger's charge point id is checked below, in its own words: not said twice.
       if (first !== undefined && !(isObject(driver) && driver['type'] === OCPP_BINDING)) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
-      else bound.set(identity, index);
-      const owner = boundDevice(identity);
+      else inFile.set(identity, index);
+      const owner = bound.deviceAt(identity);
       if (owner !== undefined && owner !== id) {
         id = owner;
         sameBinding.push({ index, id });

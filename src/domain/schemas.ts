@@ -53,7 +53,7 @@ export const BatteryStaticData = named('BatteryStaticData', z.strictObject({
 }));
 
 export const BatteryChargeState = named('BatteryChargeState', z.strictObject({
-  lastUpdated: Timestamp.optional(),
+  lastUpdated: Timestamp.describe('When the device last reported these values'),
   mode: oneOf(BATTERY_MODES).optional(),
   chargeRate: Kw.optional().describe('kW, negative while discharging'),
   stateOfCharge: Percent.optional().describe('%'),
@@ -72,7 +72,7 @@ export const ChargerStaticData = named('ChargerStaticData', z.strictObject({
 }));
 
 export const ChargerChargeState = named('ChargerChargeState', z.strictObject({
-  lastUpdated: Timestamp.optional(),
+  lastUpdated: Timestamp.describe('When the device last reported these values'),
   chargeRate: z.number().min(0).optional().describe('kW'),
   chargeCurrentMax: z.number().min(0).optional().describe('A'),
   isPlugged: z.boolean().optional(),
@@ -89,7 +89,7 @@ export const PvInverterStaticData = named('PvInverterStaticData', z.strictObject
 }));
 
 export const PvPowerState = named('PvPowerState', z.strictObject({
-  lastUpdated: Timestamp.optional(),
+  lastUpdated: Timestamp.describe('When the device last reported these values'),
   state: oneOf(PV_POWER_STATES).optional(),
   solarPower: z.number().min(0).optional().describe('kW'),
 }));
@@ -185,9 +185,12 @@ const deviceCore = {
   locationId: Uuid.optional(),
 };
 
-export const Battery = named('Battery', z.object({ ...deviceCore, staticData: BatteryStaticData, chargeState: BatteryChargeState }));
-export const Charger = named('Charger', z.object({ ...deviceCore, chargeState: ChargerChargeState, staticData: ChargerStaticData }));
-export const PvInverter = named('PvInverter', z.object({ ...deviceCore, staticData: PvInverterStaticData, powerState: PvPowerState }));
+// A state object is there once the device has reported (origin §2.3, §2.4: optional, with its
+// lastUpdated required); a device that never did has none, not an empty one.
+const untilReported = 'Absent until the device first reports';
+export const Battery = named('Battery', z.object({ ...deviceCore, staticData: BatteryStaticData, chargeState: BatteryChargeState.optional().describe(untilReported) }));
+export const Charger = named('Charger', z.object({ ...deviceCore, chargeState: ChargerChargeState.optional().describe(untilReported), staticData: ChargerStaticData }));
+export const PvInverter = named('PvInverter', z.object({ ...deviceCore, staticData: PvInverterStaticData, powerState: PvPowerState.optional().describe(untilReported) }));
 export const Tariff = named('Tariff', z.object({ ...deviceCore, staticData: TariffStaticData }));
 export const Vehicle = named('Vehicle', z.object({
   ...deviceCore,

@@ -29,8 +29,25 @@ export function normalizeTimestamp(text: string): string {
   return formatTimestamp(ms);
 }
 
+/**
+ * The hub's two clocks. `now()` is the wall clock, for dates: what is stored and shown. It steps when
+ * NTP sets it (a gateway without a battery clock boots at its last saved time and jumps forward once
+ * the network is up), so a duration is never a difference of two `now()`s: `monotonicMs()` measures
+ * durations (poll pacing, timeouts, time to live, silence, back-off) and never steps.
+ */
 export interface Clock {
+  /** Wall clock, epoch ms: for dates. */
   now(): number;
+  /**
+   * Monotonic ms from an arbitrary origin: for durations. Optional so that a test's fake clock may
+   * be just `{ now }` (it then moves both together); read it through `monotonicMs(clock)`.
+   */
+  monotonicMs?(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+export const systemClock: Clock = { now: () => Date.now(), monotonicMs: () => performance.now() };
+
+/** The clock's monotonic reading (its wall reading when a test's fake clock has only that). */
+export function monotonicMs(clock: Clock): number {
+  return clock.monotonicMs ? clock.monotonicMs() : clock.now();
+}

@@ -38,13 +38,13 @@ function staticData(device: DeviceRecord, order: readonly string[], shown: Json 
 export function batteryDetail(device: DeviceRecord): Json {
   const out = core(device);
   out['staticData'] = staticData(device, ['lastUpdated', 'vendor', 'name', 'model', 'siteName', 'batteryCapacity']);
-  out['chargeState'] = device.state ?? {};
+  set(out, 'chargeState', reportedState(device));
   return out;
 }
 
 export function chargerDetail(device: DeviceRecord): Json {
   const out = core(device);
-  out['chargeState'] = device.state ?? {};
+  set(out, 'chargeState', reportedState(device));
   out['staticData'] = staticData(device, ['lastUpdated', 'vendor', 'model', 'name']);
   return out;
 }
@@ -52,8 +52,21 @@ export function chargerDetail(device: DeviceRecord): Json {
 export function pvInverterDetail(device: DeviceRecord): Json {
   const out = core(device);
   out['staticData'] = staticData(device, ['lastUpdated', 'vendor', 'name', 'model', 'siteName']);
-  out['powerState'] = device.state ?? {};
+  set(out, 'powerState', reportedState(device));
   return out;
+}
+
+/**
+ * The state object of a battery, charger or PV inverter as stored, once the device has reported a
+ * value: with its lastUpdated, absent before (origin §2.3/§2.4 make it optional and its lastUpdated
+ * required; `{}` said neither). The time is the state's own, else the device's; values imported
+ * with no time at all are dated when the hub took them in, never dropped.
+ */
+function reportedState(device: DeviceRecord): Json | undefined {
+  const { lastUpdated, ...values } = device.state ?? {};
+  if (Object.keys(values).length === 0) return undefined;
+  const stamp = typeof lastUpdated === 'string' ? lastUpdated : formatTimestamp(device.lastUpdatedMs ?? device.createdAtMs);
+  return { lastUpdated: stamp, ...values };
 }
 
 export function tariffDetail(device: DeviceRecord): Json {

@@ -1,14 +1,45 @@
-// The api_keys table. A key is shown once when created; only its SHA-256 is kept.
+// The api_keys table. A key is shown once when created; only its SHA-256 is kept. A key is the
+// partner's (no scope: every household) or scoped to one userId, optionally read-only (decisions §6).
 import * as crypto from 'node:crypto';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 
-export interface ApiKeyInfo {
+/** What a key may reach: `userId` null is the partner's key (every household). */
+export interface KeyScope {
+  userId: string | null;
+  readOnly: boolean;
+}
+
+/** The key a request presented, once verified: its id (for logs and per-key limits) and its scope. */
+export interface VerifiedKey extends KeyScope {
+  id: string;
+}
+
+export interface ApiKeyInfo extends KeyScope {
   id: string;
   name: string;
   createdAtMs: number;
   revokedAtMs: number | null;
+}
+
+/** The partner's key: every household, every operation. */
+export const UNSCOPED: KeyScope = Object.freeze({ userId: null, readOnly: false });
+
+/** `create` with a name an active key already has. */
+export class KeyNameTaken extends Error {
+  constructor(readonly keyName: string) {
+    super(`An active key is already named "${keyName}"`);
+    this.name = 'KeyNameTaken';
+  }
+}
+
+/** `revoke` by a name that several active keys share (possible only in a database from before names were unique). */
+export class AmbiguousKeyName extends Error {
+  constructor(readonly keyName: string, readonly ids: string[]) {
+    super(`${ids.length} active keys are named "${keyName}"`);
+    this.name = 'AmbiguousKeyName';
+  }
 }
 
 interface KeyRow {
@@ -17,6 +48,8 @@ interface KeyRow {
   hash: Buffer;
   created_at: number;
   revoked_at: number | null;
+  user_id: string | null;
+  read_only: number;
 }
 
 /** Keys supplied from outside (HUB_API_KEY) must be at least this long. */
@@ -55,37 +88,56 @@ export class ApiKeyRepository {
   private readonly insert: Statement;
   private readonly all: Statement<[]>;
   private readonly active: Statement<[]>;
-  private readonly revokeStmt: Statement;
+  private readonly activeNamed: Statement<[string]>;
+  private readonly revokeId: Statement;
   private readonly byHash: Statement<[Buffer]>;
-  /** Digests (base64) of the active keys, reloaded after a change here or by another process (Store.sync()). */
-  private cache: string[] = [];
+  /** Check and insert, or find and revoke, as one write: the CLI and the daemon may both be at it. */
+  private readonly inTransaction: <T>(work: () => T) => T;
+  /** The active keys (digests in base64), reloaded after a change here or by another process (Store.sync()). */
+  private cache: { digest: string; key: VerifiedKey }[] = [];
   private dirty = true;
 
   constructor(db: Db) {
-    this.insert = db.prepare('INSERT INTO api_keys (id, name, hash, created_at) VALUES (?, ?, ?, ?)');
-    this.all = db.prepare('SELECT id, name, created_at, revoked_at FROM api_keys ORDER BY created_at, id');
-    this.active = db.prepare('SELECT hash FROM api_keys WHERE revoked_at IS NULL');
-    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE (id = ? OR name = ?) AND revoked_at IS NULL');
+    this.insert = db.prepare('INSERT INTO api_keys (id, name, hash, created_at, user_id, read_only) VALUES (?, ?, ?, ?, ?, ?)');
+    this.all = db.prepare('SELECT id, name, created_at, revoked_at, user_id, read_only FROM api_keys ORDER BY created_at, id');
+    this.active = db.prepare('SELECT id, hash, user_id, read_only FROM api_keys WHERE revoked_at IS NULL');
+    this.activeNamed = db.prepare('SELECT id FROM api_keys WHERE name = ? AND revoked_at IS NULL ORDER BY created_at, id');
+    this.revokeId = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
     this.byHash = db.prepare('SELECT id, revoked_at FROM api_keys WHERE hash = ?');
+    // IMMEDIATE: the write lock is taken before the name is looked at, so two creates cannot both find it free.
+    this.inTransaction = (work) => db.transaction(work).immediate();
   }
 
-  /** Creates a random key; the returned secret is never stored and cannot be shown again. */
-  create(name: string, nowMs: number): { id: string; key: string } {
+  /**
+   * Creates a random key; the returned secret is never stored and cannot be shown again. Throws
+   * KeyNameTaken when an active key has the name (a revoked key's name may be used again).
+   */
+  create(name: string, nowMs: number, scope: KeyScope = UNSCOPED): { id: string; key: string } {
     const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-    const id = this.add(name, key, nowMs);
+    const id = this.inTransaction(() => {
+      if (this.activeNamed.get(name)) throw new KeyNameTaken(name);
+      return this.add(name, key, nowMs, scope);
+    });
     return { id, key };
   }
 
-  /** Makes sure the given key (HUB_API_KEY) is active; returns its id. */
+  /**
+   * Makes sure the given key (HUB_API_KEY) is active, as the partner's key; returns its id. A
+   * different key under the same name is one the configuration no longer gives: it is revoked, so
+   * the name stays unique and a changed HUB_API_KEY ends the old one.
+   */
   ensure(name: string, key: string, nowMs: number): string {
-    const existing = this.byHash.get(hashKey(key)) as { id: string; revoked_at: number | null } | undefined;
-    if (existing && existing.revoked_at === null) return existing.id;
-    return this.add(name, key, nowMs);
+    return this.inTransaction(() => {
+      const existing = this.byHash.get(hashKey(key)) as { id: string; revoked_at: number | null } | undefined;
+      if (existing && existing.revoked_at === null) return existing.id;
+      for (const { id } of this.activeNamed.all(name) as { id: string }[]) this.revokeId.run(nowMs, id);
+      return this.add(name, key, nowMs, UNSCOPED);
+    });
   }
 
-  private add(name: string, key: string, nowMs: number): string {
+  private add(name: string, key: string, nowMs: number, scope: KeyScope): string {
     const id = randomUUID();
-    this.insert.run(id, name, hashKey(key), nowMs);
+    this.insert.run(id, name, hashKey(key), nowMs, scope.userId, scope.readOnly ? 1 : 0);
     this.dirty = true;
     return id;
   }
@@ -96,26 +148,45 @@ export class ApiKeyRepository {
       name: row.name,
       createdAtMs: row.created_at,
       revokedAtMs: row.revoked_at,
+      userId: row.user_id,
+      readOnly: row.read_only === 1,
     }));
   }
 
-  /** Revokes keys by id or name; returns how many were revoked. */
+  /**
+   * Revokes one key, by id or by name; returns how many were revoked (0 or 1). A name that several
+   * active keys share (a database from before names were unique) revokes none: AmbiguousKeyName
+   * names their ids, so that the right one is revoked by its id.
+   */
   revoke(idOrName: string, nowMs: number): number {
-    const changes = this.revokeStmt.run(nowMs, idOrName, idOrName).changes;
-    this.dirty = true;
-    return changes;
+    return this.inTransaction(() => {
+      let changes = this.revokeId.run(nowMs, idOrName).changes;
+      if (changes === 0) {
+        const named = (this.activeNamed.all(idOrName) as { id: string }[]).map((row) => row.id);
+        if (named.length > 1) throw new AmbiguousKeyName(idOrName, named);
+        if (named.length === 1) changes = this.revokeId.run(nowMs, named[0]).changes;
+      }
+      this.dirty = true;
+      return changes;
+    });
+  }
+
+  /** True when the key is active. */
+  verify(key: string): boolean {
+    return this.identify(key) !== undefined;
   }
 
   /**
-   * True when the key is active. The presented key's hash is compared with every active hash in
-   * constant time, and the loop never stops early, so timing says nothing about which key matched.
+   * The active key presented, with its scope, or undefined. The presented key's hash is compared
+   * with every active hash in constant time, and the loop never stops early, so timing says nothing
+   * about which key matched.
    */
-  verify(key: string): boolean {
+  identify(key: string): VerifiedKey | undefined {
     if (this.dirty) this.load();
     const presented = digestText(key);
-    let match = false;
+    let match: VerifiedKey | undefined;
     for (const stored of this.cache) {
-      if (sameDigest(presented, stored)) match = true;
+      if (sameDigest(presented, stored.digest)) match = stored.key;
     }
     return match;
   }
@@ -126,7 +197,10 @@ export class ApiKeyRepository {
   }
 
   private load(): void {
-    this.cache = (this.active.all() as Pick<KeyRow, 'hash'>[]).map((row) => row.hash.toString('base64'));
+    this.cache = (this.active.all() as Pick<KeyRow, 'id' | 'hash' | 'user_id' | 'read_only'>[]).map((row) => ({
+      digest: row.hash.toString('base64'),
+      key: Object.freeze({ id: row.id, userId: row.user_id, readOnly: row.read_only === 1 }),
+    }));
     this.dirty = false;
   }
 }

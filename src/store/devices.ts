@@ -10,6 +10,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { CHARGER_BINDING, fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import { OCPP_BINDING } from '../domain/ocpp-binding.ts';
+import type { IdentityOf } from '../domain/binding-identity.ts';
 import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
 
 export interface DeviceFilter {
@@ -97,6 +98,7 @@ export class DeviceRepository {
   private readonly untombstone: Statement<[string]>;
   private readonly isTombstoned: Statement<[string]>;
   private readonly tombstonedAddress: Statement<[string]>;
+  private readonly tombstonedOfKind: Statement<[string], string>;
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
   private readonly writeStatic: Statement;
@@ -132,6 +134,7 @@ export class DeviceRepository {
     this.untombstone = db.prepare('DELETE FROM deleted_devices WHERE id = ?');
     this.isTombstoned = db.prepare('SELECT 1 FROM deleted_devices WHERE id = ?');
     this.tombstonedAddress = db.prepare('SELECT 1 FROM deleted_devices WHERE address = ?');
+    this.tombstonedOfKind = db.prepare<[string], string>('SELECT address FROM deleted_devices WHERE kind = ? AND address IS NOT NULL').pluck();
     this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
@@ -235,6 +238,20 @@ export class DeviceRepository {
   }
 
   /**
+   * Whether a device of this kind deleted before is the one this binding reaches: bound as written,
+   * or to the same device by `identityOf` (the drivers' defaults applied: binding-identity.ts).
+   */
+  wasDeletedAs(kind: DeviceKind, driver: DriverBinding, identityOf: IdentityOf): boolean {
+    if (this.wasDeletedAt(driver)) return true;
+    const identity = identityOf(kind, driver);
+    if (identity === null) return false;
+    return this.tombstonedOfKind.all(kind).some((address) => {
+      const deleted = bindingOf(address);
+      return deleted !== null && identityOf(kind, deleted) === identity;
+    });
+  }
+
+  /**
    * Fresh state reported by a driver: held live, or written now when it changes what lists filter on
    * (reachability, charging state), is the device's first, or telemetry is not held. Returns false
    * when the device is gone.
@@ -316,6 +333,13 @@ export class DeviceRepository {
    */
   onlineWithoutDriver(): string[] {
     return this.onlineUnreached.all(CHARGER_BINDING) as string[];
+  }
+
+  /** Marks devices offline in one transaction whatever their number (10,000 commits took 4 s at start). */
+  setOffline(ids: readonly string[]): void {
+    this.db.transaction(() => {
+      for (const id of ids) this.setOnline(id, false);
+    })();
   }
 
   setOnline(id: string, isOnline: boolean): boolean {
@@ -443,6 +467,20 @@ function addressOf(driver: DriverBinding | null): string | null {
   const { type, ...settings } = driver;
   const keys = Object.keys(settings).sort();
   return `${type}:${JSON.stringify(settings, keys)}`;
+}
+
+/** The binding a tombstone's address was written from (addressOf); null for one it cannot read. */
+function bindingOf(address: string): DriverBinding | null {
+  const colon = address.indexOf(':');
+  if (colon <= 0) return null;
+  const type = address.slice(0, colon);
+  if (type === OCPP_BINDING) return { type, chargePointId: address.slice(colon + 1) };
+  try {
+    const settings = JSON.parse(address.slice(colon + 1)) as unknown;
+    return typeof settings === 'object' && settings !== null && !Array.isArray(settings) ? { ...settings, type } : null;
+  } catch {
+    return null;
+  }
 }
 
 function stateRow(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null) {

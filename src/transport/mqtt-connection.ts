@@ -31,6 +31,11 @@ export interface MqttEndpoint {
   minTlsVersion?: 'TLSv1.2' | 'TLSv1.3';
   /** The last will the broker publishes when the connection dies without a clean goodbye. */
   will?: { topic: string; payload: string; qos: 0 | 1; retain: boolean };
+  /**
+   * MQTT 5's Maximum Packet Size: the broker must not send a larger packet (it drops it instead), so
+   * a publisher on a topic the hub reads cannot make it take in 256 MB (mosquitto's default limit).
+   */
+  maximumPacketSize?: number;
 }
 
 export interface BackoffOptions {
@@ -57,6 +62,7 @@ export function clientOptions(endpoint: MqttEndpoint, protocolVersion: 4 | 5): I
     reconnectPeriod: endpoint.reconnect === false ? 0 : backoffDelay(0, { initialMs: 1000, maxMs: 60_000 }),
   };
   if (endpoint.will) options.will = { ...endpoint.will, payload: Buffer.from(endpoint.will.payload) };
+  if (protocolVersion === 5 && endpoint.maximumPacketSize) options.properties = { maximumPacketSize: endpoint.maximumPacketSize };
   if (endpoint.username !== undefined) options.username = endpoint.username;
   if (endpoint.password !== undefined) options.password = endpoint.password;
   if (endpoint.caFile) options.ca = readFileSync(endpoint.caFile);

@@ -13,6 +13,7 @@ import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { HouseholdSeries } from '../../src/runtime/household-series.ts';
 import { silentLogger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const USER = 'household-3';
 const PV = '1e6d3b2f-0000-4000-8000-0000000000a7';
@@ -31,7 +32,7 @@ function setup(t: import('node:test').TestContext, runtime: Runtime = storedStat
   const series = new HouseholdSeries({ store, events, clock, log: silentLogger() });
   series.start();
   const { app } = createApp({
-    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime,
+    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime, bindingDefaults: builtInBindingDefaults(),
     settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
   });
   t.after(() => {
@@ -76,6 +77,43 @@ test('devices and the stream need the key in the header; a binding shows its add
   assert.equal((meter as { reason?: string }).reason, refused, 'an offline device carries its driver\'s reason');
   assert.equal('reason' in body.devices.find((d) => d.kind === 'pvInverter')!, false);
   assert.doesNotMatch(JSON.stringify(body), /hunter2/);
+});
+
+test('a scoped key sees its own household without a choice, a read-only key is told so, another household is not there', { timeout: 10_000 }, async (t) => {
+  const { app, key, store } = setup(t);
+  const NEIGHBOUR = 'household-4';
+  const prepared = prepareImport([
+    { kind: 'battery', id: '0d5c2a1e-0000-4000-8000-0000000000c1', userId: NEIGHBOUR, staticData: { vendor: 'SMA', model: 'Home Storage' } },
+  ], Date.now(), (id) => store.devices.get(id)?.kind, () => undefined);
+  store.importDevices(prepared.devices, prepared.images, Date.now(), prepared.ocppCredentials);
+  const scoped = store.apiKeys.create('kitchen-tablet', Date.now(), { userId: USER, readOnly: false }).key;
+  const readOnly = store.apiKeys.create('wall-display', Date.now(), { userId: USER, readOnly: true }).key;
+  type Devices = { users: string[]; userId: string; readOnly: boolean; devices: { detail: { id: string; userId: string } }[] };
+  const devicesOf = async (k: string, query = '') => (await app.request(`/home/devices${query}`, { headers: { 'x-api-key': k } })).json() as Promise<Devices>;
+
+  // The partner's key chooses among every household, and is not read-only.
+  const partner = await devicesOf(key, `?user=${NEIGHBOUR}`);
+  assert.deepEqual([partner.users, partner.userId, partner.readOnly], [[USER, NEIGHBOUR], NEIGHBOUR, false]);
+  for (const [k, isReadOnly] of [[scoped, false], [readOnly, true]] as const) {
+    // Asking for the neighbour changes nothing: the key's own household, and no other to choose.
+    const body = await devicesOf(k, `?user=${NEIGHBOUR}`);
+    assert.deepEqual([body.users, body.userId, body.readOnly], [[USER], USER, isReadOnly]);
+    assert.deepEqual([...new Set(body.devices.map((d) => d.detail.userId))], [USER]);
+    assert.equal((await app.request(`/home/live?user=${NEIGHBOUR}`, { headers: { 'x-api-key': k } })).status, 404);
+    // Without ?user the stream is the key's own household.
+    const abort = new AbortController();
+    const own = await app.request('/home/live', { headers: { 'x-api-key': k }, signal: abort.signal });
+    assert.equal(own.status, 200);
+    const reader = own.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!/event: flows/.test(text)) text += (await reader.read()).value ?? '';
+    abort.abort();
+  }
+  // The page says so in its three languages; the script shows the line only for a read-only key.
+  for (const [lang, words] of [['en', /This key is read-only/], ['de', /Dieser Schlüssel ist schreibgeschützt/], ['fr', /Cette clé est en lecture seule/]] as const) {
+    assert.match(await (await app.request(`/home?lang=${lang}`)).text(), new RegExp(`<p id="read-only" class="note" hidden>${words.source}`));
+  }
+  assert.match(await (await app.request('/home/app.js')).text(), /\$\('read-only'\)\.hidden = !body\.readOnly/);
 });
 
 test('the stream starts with the flows and tells a device\'s change', { timeout: 10_000 }, async (t) => {

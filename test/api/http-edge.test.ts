@@ -175,3 +175,54 @@ test('broken chunked framing is the client\'s fault: a 400, a 4xx in the log and
   assert.doesNotMatch(text, /hub_http_requests_total\{[^}]*status="5xx"[^}]*\} [1-9]/);
   assert.equal(logged().filter((line) => Number(line['level']) >= 50).length, 0, 'nothing logged at error level');
 });
+
+test('a GET with a body, sent chunked while the answer is written, leaves its kept-alive connection sound for the next request', async (t) => {
+  const { port } = await startDaemon(t);
+  const chunk = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+  const piece = bodyOf(16 * 1024);
+  for (let i = 0; i < 20; i++) {
+    const socket = connect(port, '127.0.0.1');
+    t.after(() => socket.destroy());
+    let received = '';
+    // Whole answers received: each head's Content-Length of body has arrived.
+    const answers = () => {
+      let count = 0;
+      let rest = received;
+      for (;;) {
+        const head = rest.indexOf('\r\n\r\n');
+        const length = /\r\ncontent-length: (\d+)\r\n/i.exec(rest.slice(0, head));
+        if (head < 0 || !length || rest.length - head - 4 < Number(length[1])) return count;
+        count++;
+        rest = rest.slice(head + 4 + Number(length[1]));
+      }
+    };
+    const answered = (count: number) => new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (answers() >= count) return resolve();
+        if (socket.destroyed) reject(new Error(`the connection ended after ${answers()} answers: ${received.slice(0, 200)}`));
+      };
+      socket.on('data', (data: Buffer) => { received += data.toString(); check(); });
+      socket.on('close', check);
+      socket.on('error', () => {});
+      check();
+    });
+    socket.write(`GET /v1.0.0/users/u1/hvacs HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(chunk(piece));
+    await answered(1);
+    // The rest of the 200 KB body comes after the answer, then the next request on the same connection.
+    for (let sent = piece.length; sent < 200 * 1024; sent += piece.length) socket.write(chunk(piece));
+    socket.write('0\r\n\r\n');
+    socket.write(`GET /v1.0.0/users/u1/hvacs HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\n\r\n`);
+    if (/\r\nconnection: close\r\n/i.test(received)) continue; // a connection the hub will not keep says so
+    await answered(2);
+    assert.match(received.slice(received.lastIndexOf('HTTP/1.1 ')), /^HTTP\/1\.1 200 /, `try ${i}`);
+    socket.destroy();
+  }
+});
+
+test('CONNECT gets its 405 with an Allow header (RFC 9110 15.5.6)', async (t) => {
+  const { port } = await startDaemon(t);
+  const answer = await rawExchange(port, `CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-API-KEY: ${KEY}\r\n\r\n`);
+  assert.match(answer, /^HTTP\/1\.1 405 /);
+  assert.match(answer, /\r\nallow: GET, HEAD, POST, DELETE\r\n/i);
+});

@@ -50,7 +50,7 @@ test('a certificate file that cannot be read is a configuration error with its p
   assert.throws(() => loadConfig({ HUB_CONFIG: file }), (err: unknown) => {
     assert.ok(err instanceof ConfigError);
     assert.deepEqual(err.problems.map((p) => p.field), ['http.tls.certFile', 'http.tls.keyFile']);
-    assert.match(err.problems[0]!.message, /cannot be read \(ENOENT\)/);
+    assert.match(err.problems[0]!.message, /^cannot be read: \/nonexistent\/hub\.pem \(ENOENT\)$/);
     return true;
   });
 });

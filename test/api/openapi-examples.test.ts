@@ -10,6 +10,8 @@ import { CHARGER_COMMAND_TYPES, HVAC_COMMAND_TYPES, VEHICLE_COMMAND_TYPES } from
 import { EXAMPLE_HVAC_OFFERS, operationExamples } from '../../src/api/examples.ts';
 import { ebusdVaillantZone } from '../../drivers/mqtt/ebusd-vaillant.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
+import { builtInHttpDrivers } from '../../drivers/http/index.ts';
+import { builtInMqttDrivers } from '../../drivers/mqtt/index.ts';
 import { TestProber } from '../support/pairing.ts';
 
 function hubWithVendors() {
@@ -194,4 +196,17 @@ test('/docs shows the real examples: the charging-stop answer is a CHARGING_STOP
   assert.doesNotMatch(section('stopVehicleCharging'), /SET_TEMPERATURE/);
   assert.match(section('getCharger'), /&#34;isPlugged&#34;: true,\s*&#34;activePhases&#34;: 3,\s*&#34;chargingState&#34;: &#34;CHARGING&#34;/);
   assert.doesNotMatch(html, /\/done&#34;/);
+});
+
+test('the example mode of setHvacMode is one every HVAC driver takes, so it works on any unit a partner tries it on (the demo\'s Daikin AC refused REDUCED)', () => {
+  const example = operationExamples('http://hub.local', new VendorCatalog(), [])['setHvacMode']?.request as { mode: string };
+  const modeMaps: Array<[string, Record<string, unknown>]> = [];
+  const collect = (name: string, commands: Record<string, { value?: unknown }> | undefined) => {
+    const value = commands?.['SET_MODE']?.value as { from?: string; map?: Record<string, unknown> } | undefined;
+    if (value?.from === 'payload-enum' && value.map) modeMaps.push([name, value.map]);
+  };
+  for (const definition of builtInHttpDrivers().all()) collect(definition.type, definition.commands as never);
+  for (const definition of builtInMqttDrivers().all()) if (definition.kinds.includes('hvac')) collect(definition.type, definition.commands as never);
+  assert.ok(modeMaps.length >= 4, `HVAC drivers with modes found: ${modeMaps.map(([name]) => name).join(', ')}`);
+  for (const [name, map] of modeMaps) assert.ok(example.mode in map, `${name} takes ${example.mode}`);
 });

@@ -195,6 +195,15 @@ function setpointProbe(key: OperationKey, user: boolean): Probe {
     assert.match(refused.body.validationErrors[0].message, isMode ? /no equivalent of mode COOL; it accepts AUTO, HEAT, REDUCED, OFF/ : /outside what the device accepts \(5 to 30\)/);
     assert.equal(driven.hub.store.commands.ofDeviceId(DEMO('hvac'), 'ALL').length, 0, 'nothing stored');
     await driven.expect(200, key, { params, json: good });
+    // A well-formed command the unit's driver does not offer at all is the origin's 200, FAILED at
+    // once with the reason (decisions §5), never a 400 a partner's client would read as its own bug.
+    const thermostatOnly: Runtime = { ...storedStateRuntime, offers: () => new Map([['SET_SCHEDULE', { value: { from: 'schedule', encoder: 'x' } }]] as const) as never };
+    const lacking = start({ runtime: thermostatOnly });
+    const failed = await lacking.expect(200, key, { params, json: good });
+    assert.deepEqual([failed.body.state, failed.body.type], ['FAILED', isMode ? 'SET_MODE' : 'SET_TEMPERATURE']);
+    assert.match(failed.body.failedReason, new RegExp(`^${isMode ? 'SET_MODE' : 'SET_TEMPERATURE'} is not offered for this device: what it offers is SET_SCHEDULE\\.$`));
+    const listed = await lacking.expect(200, user ? 'get /users/{userId}/hvacs/{hvacId}/commands' : 'get /hvacs/{hvacId}/commands', { params, query: '?state=FAILED' });
+    assert.ok(listed.body.some((c: Json) => c['id'] === failed.body.id), 'listed with the device\'s commands');
   };
 }
 
@@ -245,11 +254,13 @@ function vehicleCommandProbe(key: OperationKey, type: string): Probe {
     assert.equal((await api.expect(404, key, { params: { ...params, vehicleId: NO_SUCH }, ...withBody })).body.errorCode, 'VEHICLE_NOT_FOUND');
     if (user) await api.expect(404, key, { params: { ...params, userId: BARE_USER }, ...withBody });
     if (type === 'CHARGING_START') {
-      // Neither a bridge nor a charger can start this car: refused, nothing stored.
+      // Neither a bridge nor a charger can start this car: accepted as the origin accepts it, and
+      // FAILED at once with the reason (decisions §5), stored and listed.
       const alone = start({ runtime: { ...storedStateRuntime, offers: () => new Map() } });
-      const refused = await alone.expect(400, key, { params });
-      assert.match(refused.body.validationErrors[0].message, /CHARGING_START is not offered for this device/);
-      assert.equal(alone.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'ALL').length, 0);
+      const failed = await alone.expect(200, key, { params });
+      assert.equal(failed.body.state, 'FAILED');
+      assert.match(failed.body.failedReason, /^CHARGING_START is not offered for this device: no driver of the hub can command it\.$/);
+      assert.deepEqual(alone.hub.store.commands.ofDeviceId(DEMO('vehicle'), 'ALL').map((c) => [c.id, c.state]), [[failed.body.id, 'FAILED']]);
     }
   };
 }
@@ -374,7 +385,8 @@ const PROBES: Record<OperationKey, Probe> = {
     const api = start();
     await api.expect(200, 'get /batteries/{batteryId}', { params: { batteryId: DEMO('battery') } });
     const bare = await api.expect(200, 'get /batteries/{batteryId}', { params: { batteryId: BARE.battery } });
-    assert.deepEqual(bare.body.chargeState, {});
+    // Never reported: no state object at all (the origin's is optional, with lastUpdated required in it).
+    assert.equal('chargeState' in bare.body, false);
     await api.expect(400, 'get /batteries/{batteryId}', { params: { batteryId: 'not-a-uuid' } });
     const missing = await api.expect(404, 'get /batteries/{batteryId}', { params: { batteryId: NO_SUCH } });
     assert.equal(missing.body.errorCode, 'BATTERY_NOT_FOUND');
@@ -426,8 +438,10 @@ const PROBES: Record<OperationKey, Probe> = {
   },
   'get /pv-inverters/{pvInverterId}/refresh': async (start) => {
     const api = start();
-    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
-    await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: BARE.pvInverter } });
+    const demo = await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
+    assert.match(demo.body.powerState.lastUpdated, /Z$/);
+    const bare = await api.expect(200, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: BARE.pvInverter } });
+    assert.equal('powerState' in bare.body, false, 'never reported: no powerState');
     await api.expect(400, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: 'not-a-uuid' } });
     await api.expect(404, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: NO_SUCH } });
     await start({ runtime: unreachable }).expect(503, 'get /pv-inverters/{pvInverterId}/refresh', { params: { pvInverterId: DEMO('pvInverter') } });
@@ -446,8 +460,10 @@ const PROBES: Record<OperationKey, Probe> = {
   },
   'get /chargers/{chargerId}': async (start) => {
     const api = start();
-    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: DEMO('charger') } });
-    await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    const demo = await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: DEMO('charger') } });
+    assert.match(demo.body.chargeState.lastUpdated, /Z$/);
+    const bare = await api.expect(200, 'get /chargers/{chargerId}', { params: { chargerId: BARE.charger } });
+    assert.equal('chargeState' in bare.body, false, 'never reported: no chargeState');
     await api.expect(400, 'get /chargers/{chargerId}', { params: { chargerId: 'not-a-uuid' } });
     assert.equal((await api.expect(404, 'get /chargers/{chargerId}', { params: { chargerId: NO_SUCH } })).body.errorCode, 'CHARGER_NOT_FOUND');
   },
@@ -570,6 +586,14 @@ test('every operation answers as its document says', async (t) => {
       const refused = await api.expect(503, key, { params: sample(key.split(' ')[1]!), body: '{}', headers: JSON_HEADERS });
       assert.equal(refused.body.errorCode, 'STORAGE_UNAVAILABLE');
       assert.ok(refused.res.headers.get('retry-after'));
+    }
+  });
+  await t.test('403 FORBIDDEN for every operation that may write, with a read-only key', async (t) => {
+    const api = conformance.hub(t);
+    const readOnly = api.hub.store.apiKeys.create('read-only', 0, { userId: DEMO_USER, readOnly: true }).key;
+    for (const key of operations.filter((key) => !key.startsWith('get '))) {
+      const refused = await api.expect(403, key, { params: sample(key.split(' ')[1]!), body: '{}', headers: { ...JSON_HEADERS, 'x-api-key': readOnly } });
+      assert.equal(refused.body.errorCode, 'FORBIDDEN');
     }
   });
 

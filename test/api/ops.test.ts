@@ -25,7 +25,7 @@ async function startDaemon(t: { after: (fn: () => Promise<void>) => void }) {
     await daemon.stop();
     rmSync(dataDir, { recursive: true, force: true });
   });
-  return daemon;
+  return Object.assign(daemon, { dataDir });
 }
 
 test('/health says up without a key and reveals nothing else', async (t) => {
@@ -34,6 +34,26 @@ test('/health says up without a key and reveals nothing else', async (t) => {
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { status: 'up' });
   assert.equal(res.headers.get('cache-control'), 'no-store');
+});
+
+test('/metrics is hub-wide: a key scoped to one household gets 403 FORBIDDEN, the partner\'s key the metrics', async (t) => {
+  const daemon = await startDaemon(t);
+  // Made as `hub keys create` makes them, beside the running daemon.
+  const cli = Store.open(join(daemon.dataDir, 'hub.db'));
+  const scoped = cli.apiKeys.create('kitchen-tablet', Date.now(), { userId: 'demo-household', readOnly: false }).key;
+  const readOnly = cli.apiKeys.create('wall-display', Date.now(), { userId: 'demo-household', readOnly: true }).key;
+  cli.close();
+  for (const key of [scoped, readOnly]) {
+    const res = await fetch(`${daemon.url}/metrics`, { headers: { 'x-api-key': key } });
+    assert.equal(res.status, 403);
+    const body = await res.json() as { errorCode: string; message: string; id: string };
+    assert.equal(body.errorCode, 'FORBIDDEN');
+    assert.match(body.message, /scoped to one household/);
+    assert.match(body.id, /^[0-9a-f-]{36}$/);
+    // The contract stays readable to it: it holds no household's data.
+    assert.equal((await fetch(`${daemon.url}/v1.0.0/openapi.json`, { headers: { 'x-api-key': key } })).status, 200);
+  }
+  assert.equal((await fetch(`${daemon.url}/metrics`, { headers: { 'x-api-key': KEY } })).status, 200);
 });
 
 test('health is down when the database cannot take a write lock or a poller stalls', (t) => {

@@ -135,7 +135,7 @@ test('an export holds no device secret; the import gives every device back, thos
   // The listing names each device that waits for a secret, and the command that gives it.
   assert.equal(await b.run('devices', 'list'), 0);
   const listed = b.out.join('\n');
-  assert.match(listed, new RegExp(`${ENVOY}: no token in its binding \\(an export leaves secrets out\\): give it with \`hub devices secret ${ENVOY} token\``));
+  assert.match(listed, new RegExp(`${ENVOY}: no token in its binding \\(an export leaves secrets out\\): give it with \`npm run hub -- devices secret ${ENVOY} token\` \\(installed: \`sudo home-energy-hub devices secret ${ENVOY} token\`\\)`));
   assert.match(listed, new RegExp(`${POWERWALL}: no password in its binding .*hub devices secret ${POWERWALL} password`));
   assert.match(listed, new RegExp(`${BMW}: no login to its maker's cloud on this hub: a new login is due`));
   assert.match(listed, new RegExp(`${VOLVO}: no login to its maker's cloud`));

@@ -26,6 +26,39 @@ test('hub config check warns of a plain mqtt:// relay and not of mqtts://', asyn
   assert.equal(await check('mqtts://relay.example.net:8883'), '');
 });
 
+test('hub config check and a start refuse relay, broker and cloud files that cannot be read, naming each (the relay looped on ENOENT at run time)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-relay-files-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const present = join(dir, 'ca.pem');
+  writeFileSync(present, 'not checked for content here');
+  const file = join(dir, 'hub.yaml');
+  writeFileSync(file, [
+    'relay:', '  url: mqtts://relay.example.net:8883', '  hubId: hub-42', `  caFile: ${join(dir, 'missing-ca.pem')}`, `  certFile: ${present}`, `  keyFile: ${join(dir, 'missing.key')}`,
+    'mqtt:', '  url: mqtts://127.0.0.1:8883', `  caFile: ${join(dir, 'broker-ca.pem')}`,
+    'cloud:', '  volvo:', `    caFile: ${join(dir, 'volvo-ca.pem')}`, '',
+  ].join('\n'));
+  const err: string[] = [];
+  assert.equal(await runHub(['config', 'check', file], { out: () => {}, err: (l) => err.push(l) }, {}), 2);
+  const said = err.join('\n');
+  for (const field of ['relay.caFile', 'relay.keyFile', 'mqtt.caFile', 'cloud.volvo.caFile']) assert.match(said, new RegExp(`${field.replace(/\./g, '\\.')}: cannot be read: .* \\(ENOENT\\)`), said);
+  assert.doesNotMatch(said, /relay\.certFile/);
+  assert.match(said, /^4 problems in /m);
+});
+
+test('hub config check says where the data goes and who says so', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-config-data-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const file = join(dir, 'hub.yaml');
+  writeFileSync(file, 'http:\n  port: 8080\n');
+  const said = async (env: NodeJS.ProcessEnv) => {
+    const out: string[] = [];
+    assert.equal(await runHub(['config', 'check', file], { out: (l) => out.push(l), err: () => {} }, env), 0);
+    return out.join('\n');
+  };
+  assert.match(await said({}), /data in data, relative to where the hub starts \(the default; the installed unit sets HUB_DATA_DIR=\/var\/lib\/home-energy-hub\)/);
+  assert.match(await said({ HUB_DATA_DIR: '/var/lib/home-energy-hub' }), /data in \/var\/lib\/home-energy-hub \(HUB_DATA_DIR\)\)$/);
+});
+
 test('a hub started with a plain mqtt:// relay logs the warning once', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-relay-start-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));

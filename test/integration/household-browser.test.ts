@@ -27,6 +27,7 @@ import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
 import { silentLogger } from '../../src/log.ts';
 import { skipWithout } from '../support/peers.ts';
 import { launchChromium, recordingPage } from '../support/browser.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const skip = skipWithout('chromium');
 const ARTEFACTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), '.test-artefacts', 'household');
@@ -50,7 +51,7 @@ async function startHub(t: TestContext) {
   }
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://127.0.0.1:0' };
   const deps: ApiDeps = {
-    store, log: silentLogger(), clock, vendors: new VendorCatalog(), settings,
+    store, log: silentLogger(), clock, vendors: new VendorCatalog(), settings, bindingDefaults: builtInBindingDefaults(),
     // A hub without drivers: a command is stored and told, as the worker tells it.
     runtime: {
       ...storedStateRuntime,
@@ -150,4 +151,33 @@ test('the household page in Chromium: the key once, flows that match the API and
     assert.deepEqual(view.errors, []);
     await view.page.screenshot({ path: join(ARTEFACTS, `${name}.png`), fullPage: true });
   }
+});
+
+test('the household page in Chromium with a read-only key scoped to one household: that household only, no selector, and it says the key is read-only', { skip, timeout: 120_000 }, async (t) => {
+  const hub = await startHub(t);
+  // A second household on the hub, which the key must not show.
+  const neighbour = prepareImport([
+    { kind: 'battery', id: '0d5c2a1e-0000-4000-8000-0000000000d1', userId: 'neighbour', staticData: { vendor: 'SMA', model: 'Home Storage' } },
+  ], hub.clock.now(), (id) => hub.store.devices.get(id)?.kind, () => undefined);
+  hub.store.importDevices(neighbour.devices, neighbour.images, hub.clock.now(), neighbour.ocppCredentials);
+  const key = hub.store.apiKeys.create('wall-display', hub.clock.now(), { userId: DEMO_USER, readOnly: true }).key;
+  const browser = await launch(t);
+  mkdirSync(ARTEFACTS, { recursive: true });
+  const { page, errors } = await newPage(browser, t, { width: 390, height: 844, colorScheme: 'light', locale: 'de-DE' });
+  await signIn(page, `${hub.url}`, key);
+  await page.locator('#read-only', { hasText: 'Dieser Schlüssel ist schreibgeschützt' }).waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#user').isHidden(), true, 'no household to choose');
+  assert.equal(await page.locator('.device').count(), hub.store.devices.all().filter((d) => d.userId === DEMO_USER).length);
+  assert.equal(await page.locator('#device-0d5c2a1e-0000-4000-8000-0000000000d1').count(), 0);
+  // Asking for the neighbour in the address changes nothing.
+  await page.goto(`${hub.url}/home?user=neighbour`);
+  await page.locator('#flows').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#device-0d5c2a1e-0000-4000-8000-0000000000d1').count(), 0);
+  await page.locator('#read-only').waitFor({ state: 'visible' });
+  await page.screenshot({ path: join(ARTEFACTS, 'phone-read-only.png'), fullPage: true });
+  // Forgetting the key hides the line with the rest.
+  await page.locator('#sign-out').click();
+  await page.locator('#key').waitFor({ state: 'visible' });
+  assert.equal(await page.locator('#read-only').isHidden(), true);
+  assert.deepEqual(errors, [], 'no console errors (no CSP violation)');
 });

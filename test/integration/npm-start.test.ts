@@ -2,9 +2,9 @@
 // without touching the running hub, and a SIGTERM to npm's own pid that stops the hub (no orphan).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execSync, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -72,7 +72,11 @@ test('a second npm start fails on the port without touching the running hub; SIG
   const key = await banner(first.child, first.output);
   const batteries = () => fetch(`http://127.0.0.1:${port}/v1.0.0/batteries`, { headers: { 'X-API-KEY': key } });
   assert.equal((await batteries()).status, 200);
-  assert.match(first.output(), /the demo's devices and their ids:\s+npm run hub -- devices list/);
+  // The banner's command reaches this hub's data directory, not an empty data/ of the checkout.
+  const listCommand = /the demo's devices and their ids:\s+(.+)$/m.exec(first.output())?.[1] ?? '';
+  assert.equal(listCommand, `HUB_DATA_DIR=${dataDir} npm run hub -- devices list`);
+  const listed = execSync(listCommand, { encoding: 'utf8', env: { ...process.env, HUB_DATA_DIR: undefined, HUB_CONFIG: undefined }, stdio: ['ignore', 'pipe', 'pipe'] });
+  assert.match(listed, /\bbattery\b/, listed);
   // Advice that does not apply to the demo is not given, even at level info.
   assert.doesNotMatch(first.output(), /mqtt\.deviceUrl|refused MQTT 5/);
   const before = bindings(dataDir);
@@ -104,6 +108,24 @@ test('the demo starts quietly: nothing before its banner, warnings only after it
   // npm's own two lines (the script it runs) come first; not one log line of the hub.
   assert.doesNotMatch(before, /"level"/, before);
   assert.match(demo.output(), /logs: warnings only \(HUB_LOG_LEVEL=info npm start shows every event\)/);
+  process.kill(demo.child.pid!, 'SIGTERM');
+  assert.equal(await demo.exited, 0);
+});
+
+test('the demo with a configuration file that names no log level (Home Assistant\'s recipe) starts quietly too', { timeout: 120_000 }, async (t) => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hub-npm-quiet-config-'));
+  t.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const config = join(dataDir, 'ha-demo.yaml');
+  writeFileSync(config, 'homeAssistant:\n  enabled: true\n');
+  const port = await freePort();
+  const demo = npmStart({ HUB_DATA_DIR: dataDir, HUB_HTTP_PORT: String(port), HUB_LOG_LEVEL: undefined, HUB_CONFIG: config });
+  t.after(() => {
+    if (demo.child.exitCode === null) try { process.kill(-demo.child.pid!, 'SIGKILL'); } catch { /* gone */ }
+  });
+  await banner(demo.child, demo.output);
+  const before = demo.output().slice(0, demo.output().indexOf('home-energy-hub is running at'));
+  assert.doesNotMatch(before, /"level":30/, before);
+  assert.match(demo.output(), /logs: warnings only/);
   process.kill(demo.child.pid!, 'SIGTERM');
   assert.equal(await demo.exited, 0);
 });

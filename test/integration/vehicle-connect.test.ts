@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker } from '../support/broker.ts';
+import { prepareImport } from '../../src/domain/import.ts';
 import { skippedWithout } from '../support/peers.ts';
 import { browse } from '../support/cloud-sims.ts';
 import { BMW, CHARGER, REDIRECT, VOLVO, certificates, connect, startConnectHub, type ConnectHub } from '../support/connect-hub.ts';
@@ -248,6 +249,21 @@ test('a car already connected by another user is refused; an expired session goe
   const expired = await get(late);
   assert.equal(expired.status, 410);
   assert.match(await expired.text(), /status=FAILED&amp;error=SESSION_EXPIRED/);
+});
+
+test('a car another user has on the hub bound with its VIN in lower case (an import) is that car: refused', async (t) => {
+  const hub = await startConnectHub(t);
+  const driver = { type: 'bmw-cardata', clientId: BMW.clientId, gcid: BMW.gcid, vin: BMW.vin.toLowerCase() };
+  const prepared = prepareImport([{ kind: 'vehicle', userId: 'user-2', driver, staticData: { vendor: 'BMW', name: 'Imported', model: 'i4' } }], Date.now(), () => undefined);
+  hub.daemon.db.importDevices(prepared.devices, prepared.images, Date.now());
+  hub.bmw.approved = true;
+  const page = await connect(hub, { vendor: 'BMW' });
+  await post(page, { action: 'login', clientId: BMW.clientId });
+  await reloadUntil(page, (_res, html) => heading(html) === 'Add your car');
+  const taken = await post(page, { action: 'add', vin: BMW.vin });
+  assert.equal(taken.status, 422);
+  assert.match(await taken.text(), /already connected to another user/);
+  assert.deepEqual(hub.daemon.db.devices.all().filter((d) => d.kind === 'vehicle').map((d) => d.userId), ['user-2']);
 });
 
 test('an account with two cars: the owner chooses one, or the app\'s vin does; a VIN the account does not hold is NO_CAR', async (t) => {

@@ -55,3 +55,18 @@ test('a device without a driver keeps its imported state, is not shown online by
   await offline;
   assert.equal(daemon.db.devices.get(METER)!.isOnline, false);
 });
+
+test('thousands of imported devices no driver reaches are all disclaimed at start, each told once as an offline event', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-driverless-many-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const ids = Array.from({ length: 2_000 }, (_, i) => `6f1c2a4e-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  writeFileSync(join(dir, 'in.json'), JSON.stringify(ids.map((id) => record('meter', id, 'SMA'))));
+  assert.equal(await runHub(['import', join(dir, 'in.json')], { out: () => {}, err: () => {} }, { HUB_DATA_DIR: dir }), 0);
+  const daemon = new Daemon({ config: ConfigSchema.parse({ dataDir: dir, http: { port: 0 } }), log: silentLogger() });
+  t.after(() => daemon.stop());
+  const told = new Set<string>();
+  daemon.events.on((event) => { if (event.type === 'offline') told.add(event.device.id); });
+  await daemon.start();
+  assert.deepEqual(daemon.db.devices.onlineWithoutDriver(), []);
+  assert.equal(told.size, ids.length);
+});

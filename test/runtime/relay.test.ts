@@ -7,7 +7,6 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import mqtt, { type MqttClient } from 'mqtt';
 import { Daemon } from '../../src/daemon.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
@@ -15,33 +14,8 @@ import { seedDemo, DEMO_USER } from '../../src/demo/site.ts';
 import { startBroker, type TestBroker } from '../support/broker.ts';
 import { makeCertificates } from '../support/tls.ts';
 import { ids } from '../support/hub.ts';
-import type { RelayResponse } from '../../src/runtime/relay.ts';
+import { RelayClient, RELAY_KEY as KEY } from '../support/relay-hub.ts';
 import { skipWithout } from '../support/peers.ts';
-
-const KEY = 'relay-test-key-0123456789abcdefgh';
-
-/** The relay side: publishes requests and waits for the answer with the same correlation data. */
-class RelayClient {
-  private readonly waiting = new Map<string, (r: RelayResponse) => void>();
-  constructor(private readonly client: MqttClient, private readonly hubId: string) {
-    client.on('message', (_t, payload, packet) => {
-      const key = packet.properties?.correlationData?.toString('hex');
-      const resolve = key ? this.waiting.get(key) : undefined;
-      if (resolve) resolve(JSON.parse(payload.toString()) as RelayResponse);
-    });
-  }
-  async call(request: Record<string, unknown> | Buffer, correlation = randomBytes(16), timeoutMs = 10_000): Promise<RelayResponse> {
-    const answer = new Promise<RelayResponse>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no relay answer')), timeoutMs);
-      this.waiting.set(correlation.toString('hex'), (r) => { clearTimeout(timer); resolve(r); });
-    });
-    const payload = Buffer.isBuffer(request) ? request : JSON.stringify(request);
-    await this.client.publishAsync(`home-energy-hub/relay/${this.hubId}/requests`, payload, {
-      qos: 1, properties: { responseTopic: 'partners/responses', correlationData: correlation },
-    });
-    return answer;
-  }
-}
 
 test('partner calls reach the API through the relay broker, and still need a key', { skip: skipWithout('mosquitto') }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-relay-'));
@@ -62,10 +36,8 @@ test('partner calls reach the API through the relay broker, and still need a key
   t.after(() => daemon.stop());
   await daemon.relayLink!.ready;
 
-  const partner = await mqtt.connectAsync(broker.url, { protocolVersion: 5, ca: [certs.caFile].map((f) => require_(f)), cert: require_(certs.clientCertFile), key: require_(certs.clientKeyFile) });
-  t.after(() => partner.endAsync());
-  await partner.subscribeAsync('partners/responses', { qos: 1 });
-  const relay = new RelayClient(partner, 'hub-42');
+  const relay = await RelayClient.connect(broker.url, 'hub-42', { ca: [require_(certs.caFile)], cert: require_(certs.clientCertFile), key: require_(certs.clientKeyFile) });
+  t.after(() => relay.end());
 
   const ok = await relay.call({ method: 'GET', path: '/v1.0.0/batteries?size=1', headers: { 'x-api-key': KEY } });
   assert.equal(ok.status, 200);
@@ -87,18 +59,28 @@ test('partner calls reach the API through the relay broker, and still need a key
   assert.equal(tooBig.status, 413);
 
   const outside = await relay.call({ method: 'GET', path: '/metrics', headers: { 'x-api-key': KEY } });
-  assert.equal(outside.status, 400, 'only the /v1.0.0 API is relayed');
+  assert.equal(outside.status, 404, 'only the /v1.0.0 API is relayed');
   const garbage = await relay.call(Buffer.from('{not json'));
   assert.equal(garbage.status, 400);
 
-  // A redelivered request (same correlation data) is answered again, not executed twice.
+  // A redelivered request (same correlation data, same request) is answered again, not executed twice.
   const correlation = randomBytes(16);
   const stop = { method: 'POST', path: `/v1.0.0/vehicles/${ids.vehicle}/commands/charging-stop`, headers: { 'x-api-key': KEY } };
   const before = daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length;
-  const first = await relay.call(stop, correlation);
-  const again = await relay.call(stop, correlation);
+  const first = await relay.call(stop, { correlation });
+  const again = await relay.call(stop, { correlation });
   assert.equal(first.status, 200);
   assert.deepEqual(again, first);
+  assert.equal(daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length, before + 1);
+
+  // The relay forwards the key the partner presents, and its scope with it (decisions.md §6).
+  const neighbour = daemon.db.apiKeys.create('neighbour-tablet', Date.now(), { userId: 'neighbour', readOnly: true }).key;
+  const theirs = await relay.call({ method: 'GET', path: '/v1.0.0/batteries', headers: { 'x-api-key': neighbour } });
+  assert.deepEqual([theirs.status, JSON.parse(theirs.body).totalElements], [200, 0], 'the demo household is not the neighbour\'s');
+  const hidden = await relay.call({ method: 'GET', path: `/v1.0.0/batteries/${ids.battery}`, headers: { 'x-api-key': neighbour } });
+  assert.equal(JSON.parse(hidden.body).errorCode, 'BATTERY_NOT_FOUND');
+  const refused = await relay.call({ method: 'POST', path: `/v1.0.0/vehicles/${ids.vehicle}/commands/charging-stop`, headers: { 'x-api-key': neighbour } });
+  assert.deepEqual([refused.status, JSON.parse(refused.body).errorCode], [403, 'FORBIDDEN']);
   assert.equal(daemon.db.commands.ofDeviceId(ids.vehicle, 'ALL').length, before + 1);
 });
 

@@ -92,6 +92,18 @@ test('HUB_API_KEY-style keys are ensured once, and revoking by name works', (t) 
   assert.equal(store.apiKeys.verify(key), true);
 });
 
+test('a changed HUB_API_KEY replaces the one before it: one active key of that name, the partner\'s', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const before = 'automation-key-0123456789abcdef';
+  const after = 'automation-key-fedcba9876543210';
+  store.apiKeys.ensure('HUB_API_KEY', before, 1);
+  const id = store.apiKeys.ensure('HUB_API_KEY', after, 2);
+  assert.equal(store.apiKeys.verify(before), false);
+  assert.deepEqual(store.apiKeys.identify(after), { id, userId: null, readOnly: false });
+  assert.deepEqual(store.apiKeys.list().filter((k) => k.revokedAtMs === null).map((k) => k.id), [id]);
+});
+
 test('verify accepts each active key and refuses any key that differs by one character', (t) => {
   const store = Store.open(':memory:');
   t.after(() => store.close());

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
 import type { ChargerProber } from '../../src/runtime/pairing-prober.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 export class TestClock implements Clock {
   constructor(public ms = Date.parse('2026-11-07T05:31:56Z')) {}
@@ -37,6 +38,7 @@ export function createTestHub(options: TestHubOptions = {}) {
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
   const { app, operations } = createApp({
     store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings, pairing: options.pairing,
+    bindingDefaults: builtInBindingDefaults(),
   });
 
   /** A request with the test key; `init.headers` may override or drop it. */

@@ -9,6 +9,8 @@ export interface HomeWords {
   keySubmit: string;
   keyRefused: string;
   signOut: string;
+  /** Shown under the header when the key is read-only (the page sends no commands either way). */
+  readOnly: string;
   household: string;
   flows: string;
   pv: string;
@@ -38,7 +40,7 @@ export interface HomeWords {
 
 const en: HomeWords = {
   title: 'Household', keyIntro: 'Enter an API key of this hub. It is kept in this browser tab only.', keyLabel: 'API key', keySubmit: 'Show',
-  keyRefused: 'The hub refused this key.', signOut: 'Forget the key', household: 'Household', flows: 'Now', pv: 'Solar', grid: 'Grid', home: 'House',
+  keyRefused: 'The hub refused this key.', signOut: 'Forget the key', readOnly: 'This key is read-only: it shows the household, but cannot send commands or delete devices.', household: 'Household', flows: 'Now', pv: 'Solar', grid: 'Grid', home: 'House',
   battery: 'Battery', car: 'Car', importing: 'importing', exporting: 'exporting', devices: 'Devices', curves: 'Last 48 hours',
   curvesEmpty: 'No points yet: a point is added every 5 minutes.', online: 'online', offline: 'offline', lastUpdate: 'Last update', values: 'Values',
   binding: 'Reached at', commands: 'Commands', noCommands: 'none', streamLost: 'Live updates interrupted; reconnecting…', noAnswerSince: 'No answer since', problem: 'Problem',
@@ -48,7 +50,7 @@ const en: HomeWords = {
 
 const de: HomeWords = {
   title: 'Haushalt', keyIntro: 'Geben Sie einen API-Schlüssel dieses Hubs ein. Er bleibt nur in diesem Browser-Tab.', keyLabel: 'API-Schlüssel', keySubmit: 'Anzeigen',
-  keyRefused: 'Der Hub hat diesen Schlüssel abgelehnt.', signOut: 'Schlüssel vergessen', household: 'Haushalt', flows: 'Jetzt', pv: 'Solar', grid: 'Netz', home: 'Haus',
+  keyRefused: 'Der Hub hat diesen Schlüssel abgelehnt.', signOut: 'Schlüssel vergessen', readOnly: 'Dieser Schlüssel ist schreibgeschützt: Er zeigt den Haushalt, kann aber keine Befehle senden und keine Geräte löschen.', household: 'Haushalt', flows: 'Jetzt', pv: 'Solar', grid: 'Netz', home: 'Haus',
   battery: 'Batterie', car: 'Auto', importing: 'Bezug', exporting: 'Einspeisung', devices: 'Geräte', curves: 'Letzte 48 Stunden',
   curvesEmpty: 'Noch keine Punkte: alle 5 Minuten kommt einer hinzu.', online: 'online', offline: 'offline', lastUpdate: 'Letzte Meldung', values: 'Werte',
   binding: 'Erreichbar unter', commands: 'Befehle', noCommands: 'keine', streamLost: 'Live-Daten unterbrochen; neue Verbindung…', noAnswerSince: 'Keine Antwort seit', problem: 'Problem',
@@ -58,7 +60,7 @@ const de: HomeWords = {
 
 const fr: HomeWords = {
   title: 'Foyer', keyIntro: 'Saisissez une clé d’API de ce hub. Elle n’est gardée que dans cet onglet.', keyLabel: 'Clé d’API', keySubmit: 'Afficher',
-  keyRefused: 'Le hub a refusé cette clé.', signOut: 'Oublier la clé', household: 'Foyer', flows: 'Maintenant', pv: 'Solaire', grid: 'Réseau', home: 'Maison',
+  keyRefused: 'Le hub a refusé cette clé.', signOut: 'Oublier la clé', readOnly: 'Cette clé est en lecture seule : elle montre le foyer, mais ne peut ni envoyer de commandes ni supprimer d’appareils.', household: 'Foyer', flows: 'Maintenant', pv: 'Solaire', grid: 'Réseau', home: 'Maison',
   battery: 'Batterie', car: 'Voiture', importing: 'soutirage', exporting: 'injection', devices: 'Appareils', curves: 'Dernières 48 heures',
   curvesEmpty: 'Pas encore de points : un point s’ajoute toutes les 5 minutes.', online: 'en ligne', offline: 'hors ligne', lastUpdate: 'Dernière mise à jour', values: 'Valeurs',
   binding: 'Joint à', commands: 'Commandes', noCommands: 'aucune', streamLost: 'Données en direct interrompues ; reconnexion…', noAnswerSince: 'Pas de réponse depuis', problem: 'Problème',

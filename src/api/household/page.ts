@@ -21,6 +21,7 @@ export function renderHomePage(lang: Lang, theme: 'light' | 'dark' | undefined):
 <script src="/home/app.js" defer></script></head><body>
 <header><h1 id="title">${words.title}</h1><span><select id="user" hidden aria-label="${words.household}"></select> <button id="sign-out" type="button" hidden>${words.signOut}</button></span></header>
 <main>
+<p id="read-only" class="note" hidden>${words.readOnly}</p>
 <section id="key" hidden><form id="key-form"><p>${words.keyIntro}</p><label for="key-input">${words.keyLabel}</label>
 <input id="key-input" type="password" autocomplete="off" required><p id="key-error" class="error" hidden>${words.keyRefused}</p><button type="submit">${words.keySubmit}</button></form></section>
 <section id="flows" hidden><h2>${words.flows}</h2><p id="stream-lost" class="error" hidden>${words.streamLost}</p>

@@ -1,5 +1,6 @@
 // The household page (issue 25) at /home: the page and its script without a key (they hold no data of
 // the household), then /home/devices and /home/live, which want the key in X-API-KEY as the API does.
+// A key scoped to one household shows that household only, without a choice (decisions.md §6).
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import type { DeviceRecord } from '../../domain/device.ts';
@@ -48,21 +49,27 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
 
   app.get('/home/app.js', (c) => c.body(HOME_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
 
-  /** The users the hub knows devices of, the chosen one (the first unless asked), its devices and flows now. */
+  /**
+   * The users the hub knows devices of, the chosen one (the first unless asked), its devices and flows
+   * now; for a scoped key, its own household alone. `readOnly` tells the page to say so.
+   */
   app.get('/home/devices', (c) => {
-    checkKey(c);
-    const users = [...new Set(deps.store.devices.all().map((d) => d.userId))].sort();
+    const key = checkKey(c);
+    const users = key.userId !== null ? [key.userId] : [...new Set(deps.store.devices.all().map((d) => d.userId))].sort();
     const asked = c.req.query('user');
     const userId = asked !== undefined && users.includes(asked) ? asked : users[0];
-    if (userId === undefined) return c.json({ users, userId: null, devices: [], flows: {} }, 200, { 'Cache-Control': 'no-store' });
+    const readOnly = key.readOnly;
+    if (userId === undefined) return c.json({ users, userId: null, readOnly, devices: [], flows: {} }, 200, { 'Cache-Control': 'no-store' });
     const flows = deps.household?.flowsOf(userId) ?? householdFlows(deps.store.devices.all().filter((d) => d.userId === userId));
-    return c.json({ users, userId, devices: pageDevices(deps.store, userId, reasonOf), flows }, 200, { 'Cache-Control': 'no-store' });
+    return c.json({ users, userId, readOnly, devices: pageDevices(deps.store, userId, reasonOf), flows }, 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/home/live', (c) => {
-    checkKey(c);
-    const userId = c.req.query('user');
+    const key = checkKey(c);
+    const userId = c.req.query('user') ?? key.userId ?? undefined;
     if (!userId) throw new ApiError('BAD_REQUEST', 'user is required');
+    // Another household, to a scoped key: not there, whether or not the hub knows that user.
+    if (key.userId !== null && userId !== key.userId) throw new ApiError('NOT_FOUND', 'No such household for this key');
     if (!deps.household) throw new ApiError('NOT_FOUND', 'This hub has no live household stream');
     if (openStreams >= MAX_LIVE_STREAMS) throw new ApiError('TOO_MANY_REQUESTS', `At most ${MAX_LIVE_STREAMS} live streams are open at once`, undefined, { 'Retry-After': '10' });
     openStreams++;

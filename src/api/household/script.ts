@@ -16,7 +16,7 @@ export const HOME_SCRIPT = String.raw`'use strict';
   const get = (path) => fetch(path, { headers: { 'X-API-KEY': key }, cache: 'no-store' });
 
   function askKey(refused) {
-    for (const id of ['flows', 'curves', 'devices', 'sign-out', 'user']) $(id).hidden = true;
+    for (const id of ['flows', 'curves', 'devices', 'sign-out', 'user', 'read-only']) $(id).hidden = true;
     $('key').hidden = false;
     $('key-error').hidden = !refused;
     $('key-input').focus();
@@ -179,6 +179,7 @@ export const HOME_SCRIPT = String.raw`'use strict';
     select.hidden = body.users.length < 2;
     $('key').hidden = true;
     $('sign-out').hidden = false;
+    $('read-only').hidden = !body.readOnly;
     for (const id of ['flows', 'curves', 'devices']) $(id).hidden = false;
     devices.clear();
     for (const d of body.devices) devices.set(d.detail.id, d);

@@ -60,9 +60,11 @@ export function vehicleFlow(kit: PageKit) {
   const chargersOf = (userId: string) => deps.store.devices.list({ kind: 'charger', ownerId: userId }, FIRST_PAGE).items
     .map((charger) => ({ id: charger.id, label: [charger.name ?? vendorName(charger.vendor), charger.model].filter(Boolean).join(' · ') }));
 
-  /** The vehicle with this VIN on the hub, whoever's it is (the store's filter matches a part of it). */
+  /** The vehicle with this VIN on the hub, whoever's it is (the store's filter matches a part of it;
+   * a VIN is one in any case, as binding-identity.ts has it: an import may have written it in lower case). */
+  const sameVin = (a: unknown, vin: string) => typeof a === 'string' && a.trim().toUpperCase() === vin.toUpperCase();
   const vehicleWithVin = (vin: string) => deps.store.devices.list({ kind: 'vehicle', vin }, FIRST_PAGE).items
-    .find((d) => d.staticData['vin'] === vin || d.driver?.['vin'] === vin);
+    .find((d) => sameVin(d.staticData['vin'], vin) || sameVin(d.driver?.['vin'], vin));
 
   const chooseAnswer = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, cars: readonly ConnectableCar[],
     selected: { vin?: string; chargerId?: string }, failure?: string) => {

@@ -20,14 +20,14 @@ export function batteryRoutes(deps: ApiDeps): OperationRouter {
       query: BatteryListQuery,
       success: { status: 200, description: 'A page of batteries', schema: BatteryPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { query }) => listPage(deps, 'battery', query))
+    }, (c, { query, reach }) => listPage(deps, 'battery', query, reach))
     .add({
       method: 'get', path: '/batteries/{batteryId}', operationId: 'getBattery', tag: 'Batteries',
       summary: 'Read one battery',
       params: idParams('batteryId'),
       success: { status: 200, description: 'The battery', schema: Battery },
       errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
-    }, (c, { params }) => jsonText(detailJson(findOr404(deps, 'battery', params.batteryId))))
+    }, (c, { params, reach }) => jsonText(detailJson(findOr404(deps, 'battery', params.batteryId, reach))))
     .add({
       method: 'delete', path: '/batteries/{batteryId}', operationId: 'deleteBattery', tag: 'Batteries',
       summary: 'Delete a battery for good',
@@ -35,7 +35,7 @@ export function batteryRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('batteryId'),
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'BATTERY_NOT_FOUND'],
-    }, (c, { params }) => deleteDevice(deps, 'battery', params.batteryId));
+    }, (c, { params, reach }) => deleteDevice(deps, 'battery', params.batteryId, reach));
   // "Batteries" in operationIds: listUserBatteries, not listUserBatterys.
   return addDeviceOperations(router, deps, BATTERIES, ['refresh', 'userDetail', 'userRefresh', 'userDelete'])
     .add({
@@ -45,5 +45,5 @@ export function batteryRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of batteries', schema: BatteryPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => listPage(deps, 'battery', query, params.userId));
+    }, (c, { query, reach }) => listPage(deps, 'battery', query, reach));
 }

@@ -53,8 +53,8 @@ function addChargerCommands(router: OperationRouter, deps: ApiDeps, user: boolea
       ...(command.body ? { body: command.body } : {}),
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: command.body ? ['BAD_REQUEST', 'CHARGER_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'] : ['BAD_REQUEST', 'CHARGER_NOT_FOUND'],
-    }, (c, { params, body }) => {
-      const charger = findOr404(deps, 'charger', params.chargerId, user ? (params as Record<string, string>)['userId'] : undefined);
+    }, (c, { params, body, reach }) => {
+      const charger = findOr404(deps, 'charger', params.chargerId, reach);
       const payload = command.payload?.(body as Record<string, number>);
       return submitOfferedCommand(deps, charger, command.type, payload, { current: 'amps' });
     });
@@ -75,5 +75,5 @@ export function chargerRoutes(deps: ApiDeps): OperationRouter {
     query: CommandListQuery,
     success: { status: 200, description: 'Commands in execution order', schema: CommandList },
     errors: ['BAD_REQUEST', 'CHARGER_NOT_FOUND'],
-  }, (c, { params, query }) => listCommands(deps, 'charger', params.chargerId, params.userId, query.state));
+  }, (c, { params, query, reach }) => listCommands(deps, 'charger', params.chargerId, reach, query.state));
 }

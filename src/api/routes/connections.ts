@@ -4,7 +4,8 @@ import { OperationRouter } from '../operation.ts';
 import { json } from '../respond.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { CHARGER_VENDORS, VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, badRequest } from '../errors.ts';
+import type { Reach } from '../reach.ts';
 
 const ConnectQuery = z.object({
   theme: oneOf(['DARK', 'LIGHT']).optional(),
@@ -58,11 +59,21 @@ const VehicleConnectRequest = z.object({
 });
 schemaRegistry.add(VehicleConnectRequest, { id: 'VehicleConnectRequest' });
 
+const SCOPED_SESSIONS = 'A key scoped to one user opens sessions for that `userId` only: another is a 400 whose `validationErrors` names `userId`.';
+
 export function connectionRoutes(deps: ApiDeps): OperationRouter {
   const pairable = () => [...(deps.pairing?.forms().keys() ?? [])].sort();
   const ConnectRequest = connectRequest(pairable);
-  /** Stores a single-use session and answers 201 with the URL of its page. */
-  const openSession = (query: z.output<typeof ConnectQuery>, body: { userId: string; vendor: string; redirectUrl: string; vin?: string }, what: string) => {
+  /**
+   * Stores a single-use session and answers 201 with the URL of its page. A key scoped to one
+   * household opens sessions for that userId only: another is a 400 naming userId, whether or not
+   * that user exists (a body field that is wrong for this key, as decisions §2 answers one that is
+   * wrong in itself; a 404 would speak of a resource the request does not address).
+   */
+  const openSession = (query: z.output<typeof ConnectQuery>, body: { userId: string; vendor: string; redirectUrl: string; vin?: string }, reach: Reach, what: string) => {
+    if (reach.scope !== null && body.userId !== reach.scope) {
+      throw badRequest([{ field: 'userId', message: `must be ${reach.scope}: this key is scoped to that user` }]);
+    }
     const now = deps.clock.now();
     const token = deps.store.connectSessions.create({
       userId: body.userId,
@@ -84,12 +95,13 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
       description: 'Returns the URL of the hub\'s own pairing page for this session, where the user says how to reach the '
         + 'charger; the hub probes it, adds it for `userId` and redirects to `redirectUrl` with `status=SUCCESS&chargerId=<id>`, '
         + '`status=CANCELLED` or `status=FAILED&error=<code>` appended to its query. A session is single-use and expires. '
-        + 'Only a vendor this hub can pair is accepted (`available-vendors` lists them); another is a 400 whose `validationErrors` names the ones it can.',
+        + 'Only a vendor this hub can pair is accepted (`available-vendors` lists them); another is a 400 whose `validationErrors` names the ones it can. '
+        + SCOPED_SESSIONS,
       query: ConnectQuery,
       body: ConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (_c, { query, body }) => openSession(query, body, 'connect session created'))
+    }, (_c, { query, body, reach }) => openSession(query, body, reach, 'connect session created'))
     .add({
       method: 'post', path: '/connections/vehicles', operationId: 'connectVehicle', tag: 'Connections',
       summary: 'Start a session to connect a vehicle',
@@ -98,17 +110,18 @@ export function connectionRoutes(deps: ApiDeps): OperationRouter {
         + 'chooses the car (the one with `vin` when given) and the charger it charges at; the hub adds the car for `userId` (a car of '
         + 'this user already on the hub gets its login renewed) and redirects to `redirectUrl` with `status=SUCCESS&vehicleId=<id>`, '
         + '`status=CANCELLED` or `status=FAILED&error=<code>` appended to its query. A session is single-use and expires. A vehicle '
-        + 'vendor this hub cannot connect (`available-vendors` lists those it can under `vehicles`) is a 405 TELEMATICS_NOT_SUPPORTED.',
+        + 'vendor this hub cannot connect (`available-vendors` lists those it can under `vehicles`) is a 405 TELEMATICS_NOT_SUPPORTED. '
+        + SCOPED_SESSIONS,
       query: ConnectQuery,
       body: VehicleConnectRequest,
       success: { status: 201, description: 'Created', schema: ConnectUrl },
       errors: ['BAD_REQUEST', 'TELEMATICS_NOT_SUPPORTED', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (_c, { query, body }) => {
+    }, (_c, { query, body, reach }) => {
       // A maker is connectable when the family that logs in to its cloud lists it (src/driver-families.ts).
       if (!deps.vendors.isAvailable('vehicles', body.vendor)) {
         throw new ApiError('TELEMATICS_NOT_SUPPORTED', `This hub cannot connect ${body.vendor} vehicles`);
       }
-      return openSession(query, body, 'vehicle connect session created');
+      return openSession(query, body, reach, 'vehicle connect session created');
     })
     .add({
       method: 'get', path: '/connections/available-vendors', operationId: 'listAvailableVendors', tag: 'Connections',

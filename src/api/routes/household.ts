@@ -21,5 +21,7 @@ export function householdRoutes(deps: ApiDeps): OperationRouter {
     query: SeriesQuery,
     success: { status: 200, description: 'The points, oldest first', schema: HouseholdSeries },
     errors: ['BAD_REQUEST'],
-  }, (c, { params, query }) => json(householdSeriesJson(params.userId, deps.store.householdSeries.read(params.userId, deps.clock.now() - query.hours * 3_600_000))));
+  }, (c, { params, query, reach }) => json(householdSeriesJson(params.userId,
+    // Another household's curves, to a key scoped to one: none, as for a user the hub does not know.
+    reach.foreign ? [] : deps.store.householdSeries.read(params.userId, deps.clock.now() - query.hours * 3_600_000))));
 }

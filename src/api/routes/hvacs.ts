@@ -48,7 +48,6 @@ const REFUSED = 'A value outside what the unit takes, or a command its driver do
 function addSetpointCommands(router: Router, deps: ApiDeps, user: boolean): Router {
   const prefix = user ? '/users/{userId}/hvacs/{hvacId}' : '/hvacs/{hvacId}';
   const params = user ? idParams('userId', 'hvacId') : idParams('hvacId');
-  const owner = (p: Record<string, string>) => (user ? p['userId'] : undefined);
   const commands: { name: string; type: CommandType; body: z.ZodType; noun: string; summary: string }[] = [
     { name: 'temperature', type: 'SET_TEMPERATURE', body: TemperatureRequest, noun: 'Temperature', summary: 'Change the target temperature of an HVAC unit' },
     { name: 'mode', type: 'SET_MODE', body: ModeRequest, noun: 'Mode', summary: 'Change the mode of an HVAC unit' },
@@ -61,7 +60,7 @@ function addSetpointCommands(router: Router, deps: ApiDeps, user: boolean): Rout
       params, body: command.body,
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (c, { params: p, body }) => submitOfferedCommand(deps, findOr404(deps, 'hvac', p.hvacId, owner(p)), command.type, body));
+    }, (c, { params: p, body, reach }) => submitOfferedCommand(deps, findOr404(deps, 'hvac', p.hvacId, reach), command.type, body));
   }
   return router;
 }
@@ -80,8 +79,8 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('userId', 'hvacId'),
       success: { status: 200, description: 'The schedule', schema: ScheduleResponse },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND', 'HVAC_SCHEDULES_NOT_AVAILABLE'],
-    }, (c, { params }) => {
-      const hvac = findOr404(deps, 'hvac', params.hvacId, params.userId);
+    }, (c, { params, reach }) => {
+      const hvac = findOr404(deps, 'hvac', params.hvacId, reach);
       const set = deps.store.commands.ofDeviceId(hvac.id, 'EXECUTED').filter((command) => command.type === 'SET_SCHEDULE').at(-1);
       if (!set) throw new ApiError('HVAC_SCHEDULES_NOT_AVAILABLE', `[HVAC] No schedule is known for HVAC ${hvac.id}`);
       return json({ timeZone: 'UTC', schedules: (set.payload as { schedules: unknown[] }).schedules });
@@ -94,14 +93,14 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: CommandListQuery,
       success: { status: 200, description: 'Commands in execution order', schema: CommandList },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND'],
-    }, (c, { params, query }) => listCommands(deps, 'hvac', params.hvacId, undefined, query.state))
+    }, (c, { params, query, reach }) => listCommands(deps, 'hvac', params.hvacId, reach, query.state))
     .add({
       method: 'get', path: '/hvacs', operationId: 'listHvacs', tag: 'HVACs',
       summary: 'List all HVAC units of the subscription',
       query: HvacListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { query }) => listPage(deps, 'hvac', query))
+    }, (c, { query, reach }) => listPage(deps, 'hvac', query, reach))
     .add({
       method: 'get', path: '/users/{userId}/hvacs', operationId: 'listUserHvacs', tag: 'HVACs',
       summary: 'List the HVAC units of one user',
@@ -109,7 +108,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of HVAC units', schema: HvacPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => listPage(deps, 'hvac', query, params.userId))
+    }, (c, { query, reach }) => listPage(deps, 'hvac', query, reach))
     .add({
       method: 'get', path: '/users/{userId}/hvacs/{hvacId}/commands', operationId: 'listHvacCommands', tag: 'HVACs',
       summary: 'List the commands of an HVAC unit',
@@ -118,7 +117,7 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       query: CommandListQuery,
       success: { status: 200, description: 'Commands in execution order', schema: CommandList },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND'],
-    }, (c, { params, query }) => listCommands(deps, 'hvac', params.hvacId, params.userId, query.state))
+    }, (c, { params, query, reach }) => listCommands(deps, 'hvac', params.hvacId, reach, query.state))
     .add({
       method: 'post', path: '/hvacs/{hvacId}/commands/schedule', operationId: 'setHvacSchedule', tag: 'HVACs',
       summary: 'Change the schedule of an HVAC unit',
@@ -130,5 +129,5 @@ export function hvacRoutes(deps: ApiDeps): OperationRouter {
       body: ScheduleRequest,
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'HVAC_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (c, { params, body }) => submitCommand(deps, findOr404(deps, 'hvac', params.hvacId), 'SET_SCHEDULE', body));
+    }, (c, { params, body, reach }) => submitCommand(deps, findOr404(deps, 'hvac', params.hvacId, reach), 'SET_SCHEDULE', body));
 }

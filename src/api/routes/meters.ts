@@ -15,6 +15,6 @@ export function meterRoutes(deps: ApiDeps): OperationRouter {
     query: UserListQuery,
     success: { status: 200, description: 'A page of meters', schema: MeterPage },
     errors: ['BAD_REQUEST'],
-  }, (c, { params, query }) => listPage(deps, 'meter', query, params.userId));
+  }, (c, { query, reach }) => listPage(deps, 'meter', query, reach));
   return addDeviceOperations(router, deps, METERS, ['userDetail', 'userRefresh', 'userDelete']);
 }

@@ -21,7 +21,7 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       query: UserListQuery,
       success: { status: 200, description: 'A page of PV inverters', schema: PvInverterPage },
       errors: ['BAD_REQUEST'],
-    }, (c, { params, query }) => listPage(deps, 'pvInverter', query, params.userId))
+    }, (c, { query, reach }) => listPage(deps, 'pvInverter', query, reach))
     .add({
       method: 'get', path: '/pv-inverters/{pvInverterId}/refresh', operationId: 'refreshPvInverter', tag: 'PV inverters',
       summary: 'Read a PV inverter live and return its fresh state',
@@ -29,13 +29,13 @@ export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('pvInverterId'),
       success: { status: 200, description: 'The PV inverter', schema: PvInverter },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND', 'DEVICE_IS_DISCONNECTED'],
-    }, async (c, { params }) => jsonText(detailJson(await refreshDevice(deps, 'pvInverter', params.pvInverterId))))
+    }, async (c, { params, reach }) => jsonText(detailJson(await refreshDevice(deps, 'pvInverter', params.pvInverterId, reach))))
     .add({
       method: 'delete', path: '/pv-inverters/{pvInverterId}', operationId: 'deletePvInverter', tag: 'PV inverters',
       summary: 'Delete a PV inverter for good',
       params: idParams('pvInverterId'),
       success: { status: 200, description: 'Deleted', schema: DeletionResult },
       errors: ['BAD_REQUEST', 'PV_INVERTER_NOT_FOUND'],
-    }, (c, { params }) => deleteDevice(deps, 'pvInverter', params.pvInverterId));
+    }, (c, { params, reach }) => deleteDevice(deps, 'pvInverter', params.pvInverterId, reach));
   return addDeviceOperations(router, deps, PV_INVERTERS, ['detail', 'userDetail', 'userRefresh', 'userDelete']);
 }

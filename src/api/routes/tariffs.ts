@@ -17,19 +17,18 @@ export function tariffRoutes(deps: ApiDeps): OperationRouter {
     params: idParams('userId', 'tariffId'),
     success: { status: 200, description: 'The tariff', schema: Tariff },
     errors: ['BAD_REQUEST', 'TARIFF_NOT_FOUND'],
-  }, (c, { params }) => jsonText(detailJson(findOr404(deps, 'tariff', params.tariffId, params.userId))));
+  }, (c, { params, reach }) => jsonText(detailJson(findOr404(deps, 'tariff', params.tariffId, reach))));
   addDeviceOperations(router, deps, TARIFFS, ['userList', 'userDelete']);
   for (const user of [false, true]) {
     const prefix = user ? '/users/{userId}/tariffs/{tariffId}' : '/tariffs/{tariffId}';
     const params = user ? idParams('userId', 'tariffId') : idParams('tariffId');
-    const owner = (p: Record<string, string>) => (user ? p['userId'] : undefined);
     router.add({
       method: 'get', path: `${prefix}/prices`, operationId: user ? 'getUserTariffPrices' : 'getTariffPrices', tag: 'Tariffs',
       summary: 'The prices of a tariff',
       description: 'The prices its source published over the last 48 hours and any it published for later, oldest first: each in force '
         + 'from `startDate` (the quarter hour it was published in) until the next. In the tariff\'s currency per kWh.',
       params, success: { status: 200, description: 'Prices, oldest first', schema: PriceList }, errors: ['BAD_REQUEST', 'TARIFF_NOT_FOUND'],
-    }, (c, { params: p }) => json(tariffPrices(deps.store, findOr404(deps, 'tariff', p.tariffId, owner(p)).id, deps.clock.now())));
+    }, (c, { params: p, reach }) => json(tariffPrices(deps.store, findOr404(deps, 'tariff', p.tariffId, reach).id, deps.clock.now())));
     router.add({
       method: 'get', path: `${prefix}/consumption`, operationId: user ? 'getUserTariffConsumption' : 'getTariffConsumption', tag: 'Tariffs',
       summary: 'Hourly consumption and its cost under a tariff',
@@ -38,7 +37,7 @@ export function tariffRoutes(deps: ApiDeps): OperationRouter {
         + 'the user\'s only meter; without one the page is empty. An hour whose counter went back (a meter swap) is left out.',
       params, query: ConsumptionQuery,
       success: { status: 200, description: 'A page of hours', schema: ConsumptionPage }, errors: ['BAD_REQUEST', 'TARIFF_NOT_FOUND'],
-    }, (c, { params: p, query }) => json(tariffConsumption(deps.store, findOr404(deps, 'tariff', p.tariffId, owner(p)), query.page, query.size)));
+    }, (c, { params: p, query, reach }) => json(tariffConsumption(deps.store, findOr404(deps, 'tariff', p.tariffId, reach), query.page, query.size)));
   }
   return router;
 }

@@ -39,12 +39,11 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
     query: VehicleListQuery,
     success: { status: 200, description: 'A page of vehicles', schema: VehiclePage },
     errors: ['BAD_REQUEST'],
-  }, (c, { query }) => listPage(deps, 'vehicle', query));
+  }, (c, { query, reach }) => listPage(deps, 'vehicle', query, reach));
   addDeviceOperations(router, deps, VEHICLES, ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']);
   for (const user of [false, true]) {
     const prefix = user ? '/users/{userId}/vehicles/{vehicleId}' : '/vehicles/{vehicleId}';
     const params = user ? idParams('userId', 'vehicleId') : idParams('vehicleId');
-    const owner = (p: Record<string, string>) => (user ? p['userId'] : undefined);
     router.add({
       method: 'post', path: `${prefix}/commands/charging-start`, operationId: user ? 'userStartVehicleCharging' : 'startVehicleCharging', tag: 'Vehicles',
       summary: 'Start charging a vehicle',
@@ -53,7 +52,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params,
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params: p }) => submitOfferedCommand(deps, findOr404(deps, 'vehicle', p.vehicleId, owner(p)), 'CHARGING_START'));
+    }, (c, { params: p, reach }) => submitOfferedCommand(deps, findOr404(deps, 'vehicle', p.vehicleId, reach), 'CHARGING_START'));
     router.add({
       method: 'post', path: `${prefix}/commands/charging-schedule`, operationId: user ? 'userSetVehicleChargingSchedule' : 'setVehicleChargingSchedule', tag: 'Vehicles',
       summary: 'Set the charging schedule of a vehicle',
@@ -62,7 +61,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params, body: ChargingScheduleRequest,
       success: { status: 200, description: 'The new command: PENDING, or FAILED with its reason', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND', 'UNSUPPORTED_MEDIA_TYPE'],
-    }, (c, { params: p, body }) => submitOrFailCommand(deps, findOr404(deps, 'vehicle', p.vehicleId, owner(p)), 'SET_CHARGING_SCHEDULE', body, NO_SCHEDULE_PATH));
+    }, (c, { params: p, body, reach }) => submitOrFailCommand(deps, findOr404(deps, 'vehicle', p.vehicleId, reach), 'SET_CHARGING_SCHEDULE', body, NO_SCHEDULE_PATH));
   }
   return router
     .add({
@@ -72,7 +71,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('userId', 'vehicleId'),
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId, params.userId), 'CHARGING_STOP'))
+    }, (c, { params, reach }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId, reach), 'CHARGING_STOP'))
     .add({
       method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/commands', operationId: 'listVehicleCommands', tag: 'Vehicles',
       summary: 'List the commands of a vehicle',
@@ -81,7 +80,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       query: CommandListQuery,
       success: { status: 200, description: 'Commands in execution order', schema: CommandList },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params, query }) => listCommands(deps, 'vehicle', params.vehicleId, params.userId, query.state))
+    }, (c, { params, query, reach }) => listCommands(deps, 'vehicle', params.vehicleId, reach, query.state))
     .add({
       method: 'post', path: '/vehicles/{vehicleId}/commands/charging-stop', operationId: 'stopVehicleCharging', tag: 'Vehicles',
       summary: 'Stop charging a vehicle',
@@ -89,7 +88,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('vehicleId'),
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId), 'CHARGING_STOP'))
+    }, (c, { params, reach }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId, reach), 'CHARGING_STOP'))
     .add({
       method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/image.png', operationId: 'getUserVehicleImage', tag: 'Vehicles',
       summary: 'The picture of a vehicle, as PNG',
@@ -97,8 +96,8 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('userId', 'vehicleId'),
       success: { status: 200, description: 'The image', contentType: 'image/png', headers: ['ETag', 'Cache-Control', 'Content-Length'] },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND', 'DEVICE_IMAGE_NOT_FOUND'],
-    }, (c, { params }) => {
-      findOr404(deps, 'vehicle', params.vehicleId, params.userId);
+    }, (c, { params, reach }) => {
+      findOr404(deps, 'vehicle', params.vehicleId, reach);
       const image = deps.store.vehicleImages.get(params.vehicleId);
       if (!image) throw new ApiError('DEVICE_IMAGE_NOT_FOUND', `[VEHICLE] No image for vehicle ${params.vehicleId}`);
       // The 304 names the type too: the Node adapter would otherwise label it text/plain, and a cache

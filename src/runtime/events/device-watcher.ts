@@ -48,9 +48,12 @@ export class DeviceWatcher {
    */
   private disclaimUnreached(): void {
     const atMs = this.clock.now();
-    for (const id of this.store.devices.onlineWithoutDriver()) {
-      this.store.devices.setOnline(id, false);
-      const device = this.store.devices.get(id);
+    const { devices } = this.store;
+    const unreached = devices.onlineWithoutDriver();
+    if (unreached.length === 0) return;
+    devices.setOffline(unreached);
+    for (const id of unreached) {
+      const device = devices.get(id);
       if (device) this.events.emit({ type: 'offline', device, atMs });
     }
   }

@@ -106,10 +106,18 @@ export class HttpReader {
     }
     const text = spec.encode === 'hex-byte' ? hexByte(Number(value)) : String(value);
     const params = { ...spec.query, ...spec.queryByValue?.[text] };
-    const query = Object.entries(params).map(([key, template]) => `${encodeURIComponent(key)}=${encodeURIComponent(fill(fill(template, { value: text }, true), known))}`);
-    const path = fill(fill(spec.path, { value: text }, true), known) + (query.length > 0 ? `?${query.join('&')}` : '');
-    const bodyTemplate = spec.bodyByValue?.[String(value)] ?? spec.body;
-    const body = bodyTemplate === undefined ? undefined : fill(fill(bodyTemplate, { value: text }, true), known);
+    let path: string;
+    let body: string | undefined;
+    try {
+      const query = Object.entries(params).map(([key, template]) => `${encodeURIComponent(key)}=${encodeURIComponent(fill(fill(template, { value: text }, true), known))}`);
+      path = fill(fill(spec.path, { value: text }, true), known) + (query.length > 0 ? `?${query.join('&')}` : '');
+      const bodyTemplate = spec.bodyByValue?.[String(value)] ?? spec.body;
+      body = bodyTemplate === undefined ? undefined : fill(fill(bodyTemplate, { value: text }, true), known);
+    } catch (err) {
+      // Said as what the unit lacks, never as the definition's template.
+      if (err instanceof MissingValue) throw new Error(`the unit did not report its ${err.names[0]} setting, which this change needs`);
+      throw err;
+    }
     const answer = await this.send(spec.method ?? 'GET', path, body, options);
     if (spec.success) {
       const data = parseBody(answer!.body, spec.readFirst ? this.definition.endpoints[spec.readFirst]!.format : 'json');
@@ -242,13 +250,26 @@ export function parseBody(body: string, format: HttpEndpoint['format']): unknown
   return out;
 }
 
-/** Fills `{name}`; `partial` leaves unknown names for a second pass (`{dt{value}}`). */
+/** A value a template needs and neither the settings nor the device's answer hold. */
+export class MissingValue extends Error {
+  constructor(readonly names: string[]) {
+    super(`no value for ${names.join(' or ')}`);
+  }
+}
+
+/**
+ * Fills `{name}`, or the first of `{a|b|c}` that is known; `partial` leaves unknown names for a
+ * second pass (`{dt{value}|stemp}`: the mode's own setpoint, else the one in force).
+ */
 export function fill(template: string, values: Record<string, string>, partial = false): string {
-  return template.replace(/\{(\w+)\}/g, (all, name: string) => {
-    const value = values[name];
-    if (value !== undefined) return value;
+  return template.replace(/\{(\w+(?:\|\w+)*)\}/g, (all, names: string) => {
+    const alternatives = names.split('|');
+    for (const name of alternatives) {
+      const value = values[name];
+      if (value !== undefined) return value;
+    }
     if (partial) return all;
-    throw new Error(`template ${template} needs {${name}}`);
+    throw new MissingValue(alternatives);
   });
 }
 

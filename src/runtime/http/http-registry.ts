@@ -108,7 +108,9 @@ export function missingSecrets(definition: HttpDriverDefinition, binding: Driver
 /** Why a device lacking these secrets is not read, and what gives them back; for listings, the API and the log. */
 export function missingSecretsReason(deviceId: string, names: readonly string[]): string {
   const which = names.join(' and ');
-  return `no ${which} in its binding (an export leaves secrets out): give it with \`hub devices secret ${deviceId} ${names[0]}\``;
+  // Both ways to run the command: from a checkout, and on a hub installed as a service.
+  const command = `devices secret ${deviceId} ${names[0]}`;
+  return `no ${which} in its binding (an export leaves secrets out): give it with \`npm run hub -- ${command}\` (installed: \`sudo home-energy-hub ${command}\`)`;
 }
 
 function rulesOf(rules: Record<string, HttpFieldRule | readonly HttpFieldRule[]>): HttpFieldRule[] {

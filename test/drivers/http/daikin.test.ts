@@ -44,6 +44,13 @@ test('Daikin: SET_TEMPERATURE and SET_MODE are sent with every setting the adapt
   assert.deepEqual(Object.fromEntries(sim.requests.filter((q) => q.path === '/aircon/set_control_info').at(-1)!.query), { pow: '0', mode: '4', stemp: '21.0', shum: '0', f_rate: 'A', f_dir: '0' });
   assert.equal(hub.device(AC)!.state?.['mode'], 'OFF');
   assert.equal(hub.device(AC)!.state?.['power'], 'OFF');
+  // AUTO: the units report no dt0 (pydaikin's samples): the setpoint of the unit's auto variant
+  // (dt1) goes with it, and the unit is powered on again.
+  const auto = await hub.commandDone(hub.submit(AC, 'SET_MODE', { mode: 'AUTO' }).id);
+  assert.equal(auto.state, 'EXECUTED', auto.failedReason ?? '');
+  assert.deepEqual(Object.fromEntries(sim.requests.filter((q) => q.path === '/aircon/set_control_info').at(-1)!.query),
+    { pow: '1', mode: '0', stemp: sim.control['dt1'], shum: sim.control['dh1'], f_rate: 'A', f_dir: '0' });
+  assert.equal(hub.device(AC)!.state?.['mode'], 'AUTO');
   // A mode the unit has no equivalent of fails with the list, and nothing is sent.
   const sent = sim.requests.length;
   const reduced = await hub.commandDone(hub.submit(AC, 'SET_MODE', { mode: 'REDUCED' }).id);

@@ -229,7 +229,7 @@ test('Enphase: a gateway imported without its token (an export leaves it out) is
   // Imported as the export writes it: online as it was on the old hub.
   const hub = await startHttpHub(t, [httpRecord('pvInverter', PV, 'ENPHASE', withoutToken, { isOnline: true })]);
   await hub.until(PV, (d) => !d.isOnline);
-  const why = `no token in its binding (an export leaves secrets out): give it with \`hub devices secret ${PV} token\``;
+  const why = `no token in its binding (an export leaves secrets out): give it with \`npm run hub -- devices secret ${PV} token\` (installed: \`sudo home-energy-hub devices secret ${PV} token\`)`;
   assert.equal(hub.daemon.http!.offlineReason(PV), why);
   const page = await fetch(`${hub.daemon.url}/home/devices`, { headers: { 'x-api-key': HTTP_HUB_KEY } });
   const listed = ((await page.json()) as { devices: { kind: string; reason?: string }[] }).devices.find((d) => d.kind === 'pvInverter');
