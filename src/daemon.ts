@@ -16,7 +16,7 @@ import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.t
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
-import { systemClock, type Clock } from './domain/time.ts';
+import { monotonicMs, systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
@@ -34,7 +34,7 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
-import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
+import { watchClock, watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { ClockWatch } from './runtime/clock-watch.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
@@ -271,7 +271,7 @@ export class Daemon {
       // Before the store is opened: a second hub on this data directory changes nothing in it.
       const lock = DataDirLock.acquire(config.dataDir, this.url);
       try {
-        return { lock, store: Store.open(databasePath(config)) };
+        return { lock, store: Store.open(databasePath(config), { log }) };
       } catch (err) {
         lock.release();
         throw err;
@@ -355,7 +355,7 @@ export class Daemon {
         this.homeAssistant = new HomeAssistantBridge({
           store, link: this.broker, events: this.events, topics: haTopics, origin: hubOrigin(), log: haLog,
           offers: (device) => worker.offers(device),
-          intake: { store, clock, log, ttlMs: config.commands.ttlSeconds * 1000, commandCreated: (command) => this.runtime.commandCreated(command) },
+          intake: { store, clock, clockWatch, log, ttlMs: config.commands.ttlSeconds * 1000, commandCreated: (command) => this.runtime.commandCreated(command) },
         });
       } else {
         this.haCleaner = new HomeAssistantCleaner(this.broker, haTopics, haLog);
@@ -374,13 +374,17 @@ export class Daemon {
     this.watcher.start();
     this.tariffLedger.start();
     this.householdSeries.start();
+    // A step of the wall clock moves the stored deadlines of PENDING commands (a time to live is not
+    // used up by a step); their monotonic ones in memory do not move.
+    const worker = this.worker;
+    clockWatch.on('step', (step) => worker.clockStepped(step.stepMs));
     this.worker.start();
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
 
     const series = this.householdSeries;
     const deps: ApiDeps = {
-      store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      store: this.store, log, clock, clockWatch, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
       bindingDefaults: builtInBindingDefaults(),
       household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
     };
@@ -392,8 +396,10 @@ export class Daemon {
     if (connector) deps.vehicles = connector;
     this.health = new HealthMonitor(this.store.db, this.store.storage);
     this.health.start();
-    for (const family of this.families) family.watch?.(this.metrics, this.health, () => clock.now());
+    this.health.watchClock(clockWatch);
+    for (const family of this.families) family.watch?.(this.metrics, this.health, () => monotonicMs(clock));
     watchCommands(this.worker, this.metrics);
+    watchClock(clockWatch, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: a family's path (the OCPP endpoint's), and nothing else.

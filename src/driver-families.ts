@@ -62,7 +62,7 @@ const modbusFamily: DriverFamily = {
   build({ store, log, clock, events, vendors }) {
     const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events });
     runtime.registerVendors(vendors);
-    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, now) => watchModbus(runtime, metrics, health, now) };
+    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, monoNow) => watchModbus(runtime, metrics, health, monoNow) };
   },
 };
 

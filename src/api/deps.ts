@@ -6,6 +6,7 @@ import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from '../runtime/pairing-prober.ts';
 import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
+import type { ClockWatch } from '../runtime/clock-watch.ts';
 import type { HouseholdSource } from './household/live.ts';
 import type { BindingDefaults } from '../domain/binding-identity.ts';
 
@@ -49,6 +50,8 @@ export interface ApiDeps {
   vehicles?: VehicleConnector;
   /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */
   authFailures?: AuthFailures;
+  /** The hub's watch on the wall clock: a step is noticed before a command is dated. */
+  clockWatch?: Pick<ClockWatch, 'check'>;
   /** The household page's live stream (the daemon's events and flows); without it /home/live is a 404. */
   household?: HouseholdSource;
 }

@@ -3,7 +3,7 @@
 // connection and carries out their commands.
 import type { DeviceRecord } from '../../domain/device.ts';
 import { isOcppBinding } from '../../domain/ocpp-binding.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
@@ -58,7 +58,8 @@ export class OcppRuntime implements CommandExecutor {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'ocpp' });
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
-    this.pairing = new OcppPairing(() => deps.clock.now());
+    // The pairing window is a duration: monotonic, so that a step of the wall clock neither closes nor stretches it.
+    this.pairing = new OcppPairing(() => monotonicMs(deps.clock));
     this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, log: this.log, pairing: this.pairing });
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));
     deps.endpoint.on('disconnect', (connection: OcppConnection) => this.disconnected(connection));
