@@ -11,7 +11,7 @@ import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
 import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord, type DriverBinding } from './device.ts';
 import { NO_DEFAULTS, identityWith, type IdentityOf } from './binding-identity.ts';
 import { chargerBindingProblems } from './bindings.ts';
-import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
+import { OCPP_BINDING, hasOcppPassword, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
 import { toValidationErrors } from './validation.ts';
@@ -137,7 +137,8 @@ export function prepareImport(
     }
     let ocppOk = true;
     if (isObject(driver) && driver['type'] === OCPP_BINDING) {
-      const ocpp = ocppBindingProblems(kind as DeviceKind, driver);
+      // A record of a plain export has no password: the charger waits for it (hub devices secret).
+      const ocpp = ocppBindingProblems(kind as DeviceKind, driver, { passwordOptional: true });
       problems.push(...ocpp.map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
       ocppOk = ocpp.length === 0;
       const chargePointId = driver['chargePointId'];
@@ -153,9 +154,14 @@ export function prepareImport(
     if (missingModel) problems.push({ index, ...missingModel });
     if (!result.success || !ocppOk || missingModel) return;
     if (hasOcppBinding(result.data)) {
-      const split = splitOcppBinding((result.data as Parsed)['driver']);
-      (result.data as Parsed)['driver'] = split.binding;
-      ocppCredentials.push({ chargePointId: String(split.binding['chargePointId']), deviceId: id, passwordHash: split.passwordHash });
+      const driver = (result.data as Parsed)['driver'];
+      const chargePointId = String(driver['chargePointId']);
+      // Without a password, a charger this device holds already keeps the one it has.
+      if (hasOcppPassword(driver) || ocppOwner(chargePointId) !== id) {
+        const split = splitOcppBinding(driver);
+        (result.data as Parsed)['driver'] = split.binding;
+        ocppCredentials.push({ chargePointId, deviceId: id, passwordHash: split.passwordHash });
+      }
     }
     const record = result.data as Parsed;
     if (record['image'] !== undefined) {

@@ -64,7 +64,7 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     return { lang, theme, text: MESSAGES[lang] };
   };
 
-  const page = (c: Context, status: 200 | 400 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string) =>
+  const page = (c: Context, status: 200 | 400 | 403 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string) =>
     c.body(body, status, pageHeaders(redirectUrl));
 
   /** The page for a session that cannot be used (any more). */

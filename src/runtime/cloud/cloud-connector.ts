@@ -179,11 +179,12 @@ export class CloudConnector implements VehicleConnector {
     return this.logins.get(key)?.state ?? { state: 'none' };
   }
 
-  async callback(query: URLSearchParams): Promise<string | undefined> {
+  async callback(query: URLSearchParams, key?: string): Promise<string | undefined> {
     this.sweep();
     const oauthState = query.get('state');
     const login = oauthState ? this.byState.get(oauthState) : undefined;
     if (!login || login.ended || login.state.state !== 'waiting') return undefined;
+    if (key !== undefined && login.key !== key) return undefined;
     this.byState.delete(login.oauthState);
     const code = query.get('code');
     // Volvo ID sends the owner who declines back with error=access_denied; any other error, or

@@ -18,7 +18,7 @@ import { attachHandlers } from './ocpp-handlers.ts';
 import { MAX_CURRENT_A, MIN_CURRENT_A, OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
-import { OcppAuthenticator } from './ocpp-auth.ts';
+import { OcppAuthenticator, type OcppAuthStats } from './ocpp-auth.ts';
 import type { OcppQuirks } from './definition.ts';
 
 export interface OcppRuntimeSettings {
@@ -60,7 +60,7 @@ export class OcppRuntime implements CommandExecutor {
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
     // The pairing window is a duration: monotonic, so that a step of the wall clock neither closes nor stretches it.
     this.pairing = new OcppPairing(() => monotonicMs(deps.clock));
-    this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, clock: deps.clock, log: this.log, pairing: this.pairing });
+    this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, log: this.log, pairing: this.pairing });
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));
     deps.endpoint.on('disconnect', (connection: OcppConnection) => this.disconnected(connection));
   }
@@ -89,6 +89,11 @@ export class OcppRuntime implements CommandExecutor {
   }
 
   /** Decides an OCPP handshake (see OcppAuthenticator). */
+  /** What the handshakes' password checks have cost and refused (tests, the bench). */
+  get authStats(): Readonly<OcppAuthStats> {
+    return this.auth.stats;
+  }
+
   authenticate(identity: string, password: Buffer | undefined, remoteAddress: string): Promise<HandshakeVerdict> {
     return this.auth.authenticate(identity, password, remoteAddress);
   }
