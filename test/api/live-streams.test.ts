@@ -8,10 +8,12 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { once } from 'node:events';
 import { setImmediate as turn } from 'node:timers/promises';
 import { performance } from 'node:perf_hooks';
+import fc from 'fast-check';
 import { createApp } from '../../src/api/app.ts';
 import { createHubServer } from '../../src/api/http-server.ts';
 import { DEFAULT_API_SETTINGS } from '../../src/api/deps.ts';
 import { LiveSlots, MAX_LIVE_STREAMS, type LiveSlotSettings } from '../../src/api/household/live-slots.ts';
+import type { LiveStream } from '../../src/api/household/live-stream.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
 import { storedStateRuntime } from '../../src/runtime/live.ts';
@@ -26,7 +28,7 @@ const meterId = (i: number) => `5e1a0000-0000-4000-8000-${String(i).padStart(12,
 async function liveHub(t: TestContext, settings: Partial<LiveSlotSettings>) {
   const store = Store.open(':memory:');
   const now = Date.now();
-  const keys = [store.apiKeys.create('page-a', now).key, store.apiKeys.create('page-b', now).key];
+  const keys = ['page-a', 'page-b', 'page-c'].map((name) => store.apiKeys.create(name, now).key);
   const records = Array.from({ length: DEVICES }, (_, i) => ({
     kind: 'meter', id: meterId(i), userId: USER, isOnline: true, staticData: { vendor: 'SMA', model: 'Home Manager 2.0' },
   }));
@@ -42,13 +44,17 @@ async function liveHub(t: TestContext, settings: Partial<LiveSlotSettings>) {
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const clients: Socket[] = [];
-  t.after(async () => {
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
     for (const client of clients) client.destroy();
     for (const stream of slots.streams()) stream.close('client');
     server.closeAllConnections();
     server.close();
     store.close();
-  });
+  };
+  t.after(close);
   const port = (server.address() as AddressInfo).port;
   let round = 0;
   /** Every device reports a new power: one event each, as 50 meters publishing once would. */
@@ -93,7 +99,7 @@ async function liveHub(t: TestContext, settings: Partial<LiveSlotSettings>) {
     await until(socket, () => client.status !== 0, 'the status line');
     return client;
   };
-  return { slots, keys, reportAll, reportCommands, openLive };
+  return { slots, keys, reportAll, reportCommands, openLive, close };
 }
 
 /** Resolves when `done()` holds after data from `socket` (checked on each 'data'); rejects after `ms`. */
@@ -189,4 +195,52 @@ test('the places are shared between keys: one key fills an idle hub, another key
   assert.equal((await openLive(a, true)).status, 429, 'at its share, the first key does not take places back');
   assert.equal(slots.streams().length, MAX_LIVE_STREAMS);
   for (const s of aStreams.slice(share)) assert.equal(s.socket.destroyed, false, 'the first key keeps its share');
+});
+
+test('any sequence of opens and hang-ups by three keys keeps the sharing rule (fast-check, real sockets)', { timeout: 120_000 }, async (t) => {
+  const maxStreams = 4;
+  // Opens three times as often as hang-ups, so the hub is full most of the time.
+  const action = fc.record({ open: fc.integer({ min: 0, max: 3 }).map((n) => n > 0), key: fc.integer({ min: 0, max: 2 }) });
+  await fc.assert(fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 20 }), async (actions) => {
+    const hub = await liveHub(t, { maxStreams });
+    const open: { key: number; stream: LiveStream; socket: Socket }[] = [];
+    const held = () => {
+      const count = new Map<number, number>();
+      for (const entry of open) count.set(entry.key, (count.get(entry.key) ?? 0) + 1);
+      return count;
+    };
+    try {
+      for (const { open: opens, key } of actions) {
+        if (!opens) { // the client of this key's oldest stream hangs up
+          const entry = open.find((e) => e.key === key);
+          if (!entry) continue;
+          const ended = new Promise((resolve) => entry.stream.whenEnded(resolve));
+          entry.socket.destroy();
+          await ended;
+          open.splice(open.indexOf(entry), 1);
+        } else {
+          const count = held();
+          const share = Math.ceil(maxStreams / new Set([...count.keys(), key]).size);
+          const most = Math.max(0, ...count.values());
+          const expected = open.length < maxStreams ? 200 : (count.get(key) ?? 0) < share && most > share ? 200 : 429;
+          const client = await hub.openLive(hub.keys[key]!, true);
+          assert.equal(client.status, expected, `key ${key} holding ${count.get(key) ?? 0} of ${open.length} (share ${share}, most ${most})`);
+          const displaced = open.filter((e) => e.stream.ended === 'displaced');
+          if (expected === 200 && open.length === maxStreams) {
+            assert.equal(displaced.length, 1, 'a full hub makes room by closing one stream');
+            const [victim] = displaced;
+            assert.equal(count.get(victim!.key), most, 'of a key holding the most');
+            assert.equal(open.find((e) => e.key === victim!.key), victim, 'its oldest');
+            open.splice(open.indexOf(victim!), 1);
+          } else {
+            assert.equal(displaced.length, 0);
+          }
+          if (client.status === 200) open.push({ key, stream: hub.slots.streams().at(-1)!, socket: client.socket });
+        }
+        assert.deepEqual(hub.slots.streams(), open.map((e) => e.stream), 'the hub holds the streams the model holds, oldest first');
+      }
+    } finally {
+      hub.close();
+    }
+  }), { numRuns: 25 });
 });
