@@ -20,6 +20,7 @@ import { storedStateRuntime } from '../../src/runtime/live.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { silentLogger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const USER = 'household-34';
 const DEVICES = 50;
@@ -37,7 +38,7 @@ async function liveHub(t: TestContext, settings: Partial<LiveSlotSettings>) {
   const events = new HubEvents();
   const slots = new LiveSlots(settings);
   const { app } = createApp({
-    store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime,
+    store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime, bindingDefaults: builtInBindingDefaults(),
     settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: () => ({ pvKw: 0 }) as never, slots },
   });
   const server = createHubServer({ fetch: app.fetch, log: silentLogger(), bodyLimitBytes: DEFAULT_API_SETTINGS.bodyLimitBytes });
