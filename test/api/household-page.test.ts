@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../../src/api/app.ts';
-import { MAX_LIVE_STREAMS } from '../../src/api/household/routes.ts';
+import { MAX_LIVE_STREAMS } from '../../src/api/household/live-slots.ts';
 import { DEFAULT_API_SETTINGS } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
