@@ -339,7 +339,7 @@ export class Daemon {
     const executors = this.families.map((family) => family.executor);
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
-    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
+    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs }, clockWatch });
     this.worker = new CommandWorker({
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
