@@ -15,7 +15,7 @@ import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.t
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
-import { systemClock, type Clock } from './domain/time.ts';
+import { formatTimestamp, systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
@@ -36,6 +36,8 @@ import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts'
 import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { ClockWatch } from './runtime/clock-watch.ts';
+import { releaseFloorMs } from './runtime/clock-floor.ts';
+import { newestStoredTime } from './store/newest-time.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
@@ -292,12 +294,14 @@ export class Daemon {
       lowSpacePercent: config.storage.lowSpacePercent,
     });
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
+    // Before anything is stamped: a wall clock behind the release or the store's newest time is wrong.
+    this.clockWatch = new ClockWatch(clock, { floorMs: Math.max(releaseFloorMs(), newestStoredTime(this.store.db)) }, log.child({ part: 'clock' }));
+    if (!this.clockWatch.trusted) log.warn({ now: formatTimestamp(clock.now()) }, 'the wall clock is not set yet: dates wait until it is');
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
     const store = this.store;
-    this.clockWatch = new ClockWatch(clock, {}, log.child({ part: 'clock' }));
     this.clockWatch.start();
     const clockWatch = this.clockWatch;
     const haTopics = new HaTopics(config.homeAssistant);
