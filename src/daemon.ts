@@ -349,7 +349,7 @@ export class Daemon {
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
     this.tariffLedger = new TariffLedger(store, this.events);
-    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log });
+    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log, clockWatch });
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });
