@@ -348,7 +348,7 @@ export class Daemon {
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
-    this.tariffLedger = new TariffLedger(store, this.events);
+    this.tariffLedger = new TariffLedger(store, this.events, clockWatch, clock);
     this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log, clockWatch });
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {

@@ -8,5 +8,7 @@ import m006 from './006-tariff-ledger.ts';
 import m007 from './007-command-waiting.ts';
 import m008 from './008-household-series.ts';
 import m009 from './009-connect-session-vin.ts';
+// 010 and 011 are other branches' (merged in number order before this one).
+import m012 from './012-meter-hour-clock-step.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m012];
