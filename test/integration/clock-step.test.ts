@@ -1,6 +1,8 @@
 // The hub as src/main.ts runs it, its wall clock moved from outside with libfaketime (issue 33): a
 // fresh image boots in 1970 and NTP later sets the clock. A charger booting meanwhile is held Pending
-// (it is not handed 1970), then Accepted with the right time once the clock is set.
+// (it is not handed 1970), then Accepted with the right time once the clock is set. A hub-run schedule
+// whose clock is set back applies the event in force at once (the occurrence applied last, now in the
+// future, holds nothing back).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,6 +17,8 @@ import { ChargePointSim } from '../../src/sim/ocpp/charge-point-sim.ts';
 import { ocppCharger, PASSWORD } from '../support/ocpp-hub.ts';
 import { skipWithout } from '../support/peers.ts';
 import { fakedClock } from '../support/faketime.ts';
+import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
+import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
 
 const KEY = 'clock-step-test-key-0123456789abcdef';
 const CHARGER = '0c000000-0000-4000-8000-0000000c10c1';
@@ -53,4 +57,44 @@ test('a hub booted in 1970: a charger is held Pending, then Accepted with the ri
   assert.equal(accepted.status, 'Accepted');
   assert.ok(Math.abs(Date.parse(accepted.currentTime) - Date.now()) < 10_000, `currentTime ${accepted.currentTime} is the right time`);
   assert.ok(sim.boots.every((boot) => boot.status !== 'Accepted' || !boot.currentTime.startsWith('1970')), 'never handed 1970 with an Accepted');
+});
+
+test('a hub-run schedule on a clock set back past the occurrence applied last: the event in force is applied at once', { skip: skipWithout('libfaketime') }, async (t) => {
+  const unit = new HeatPumpUnit();
+  const written: number[] = [];
+  const write = unit.write.bind(unit);
+  unit.write = (address, values) => {
+    if (address === 100) written.push(values[0]! / 10);
+    return write(address, values);
+  };
+  const sim = await ModbusSimServer.tcp(new Map([[1, unit]]));
+  const dir = mkdtempSync(join(tmpdir(), 'hub-clock-schedule-'));
+  t.after(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const seed = Store.open(join(dir, 'hub.db'));
+  const prepared = prepareImport([heatPumpRecord(sim.port)], Date.now(), () => undefined);
+  seed.importDevices(prepared.devices, prepared.images, Date.now());
+  seed.close();
+
+  // A Wednesday in winter; the hub's zone is UTC (TZ of the faked clock's environment).
+  const clock = fakedClock(t, '2027-01-13T08:29:56Z');
+  const hub = await startHubProcess({ HUB_DATA_DIR: dir, HUB_API_KEY: KEY, ...clock.env });
+  t.after(() => hub.kill());
+  const res = await fetch(`${hub.url}/v1.0.0/hvacs/${HEAT_PUMP}/commands/schedule`, {
+    method: 'POST', headers: { 'x-api-key': KEY, 'content-type': 'application/json' },
+    body: JSON.stringify({ schedules: [
+      { mode: 'HEAT', temperature: 21, start: { day: 'WEDNESDAY', time: '06:00' } },
+      { mode: 'HEAT', temperature: 19, start: { day: 'WEDNESDAY', time: '08:30' } },
+    ] }),
+  });
+  assert.equal(res.status, 200);
+  await until('08:30\'s 19 °C to be applied', () => (written.includes(19) ? true : undefined), 20_000);
+  written.length = 0;
+
+  // A bad time source sets the clock back 20 s, before 08:30: 06:00's 21 °C is in force again. (The
+  // next poll of the heat pump may wait for as long as the clock went back: the poller's pacing.)
+  clock.set(new Date(Date.parse('2027-01-13T08:29:40Z')).toISOString());
+  await until('06:00\'s 21 °C to be applied again', () => (written.includes(21) ? true : undefined), 30_000);
 });
