@@ -37,6 +37,7 @@ import { watchCommands, watchMqtt } from './runtime/observability/runtime-metric
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { ClockWatch } from './runtime/clock-watch.ts';
 import { releaseFloorMs } from './runtime/clock-floor.ts';
+import { restampWhenTrusted } from './runtime/clock-restamp.ts';
 import { newestStoredTime } from './store/newest-time.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
@@ -297,6 +298,7 @@ export class Daemon {
     // Before anything is stamped: a wall clock behind the release or the store's newest time is wrong.
     this.clockWatch = new ClockWatch(clock, { floorMs: Math.max(releaseFloorMs(), newestStoredTime(this.store.db)) }, log.child({ part: 'clock' }));
     if (!this.clockWatch.trusted) log.warn({ now: formatTimestamp(clock.now()) }, 'the wall clock is not set yet: dates wait until it is');
+    restampWhenTrusted(this.store, clock, this.clockWatch, log.child({ part: 'clock' }));
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
