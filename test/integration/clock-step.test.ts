@@ -6,8 +6,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubProcess, until } from '../support/process.ts';
@@ -17,19 +15,12 @@ import { ChargePointSim } from '../../src/sim/ocpp/charge-point-sim.ts';
 import { ocppCharger, PASSWORD } from '../support/ocpp-hub.ts';
 import { skipWithout } from '../support/peers.ts';
 import { fakedClock } from '../support/faketime.ts';
+import { freePort } from '../support/broker.ts';
 import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
 import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
 
 const KEY = 'clock-step-test-key-0123456789abcdef';
 const CHARGER = '0c000000-0000-4000-8000-0000000c10c1';
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 test('a hub booted in 1970: a charger is held Pending, then Accepted with the right time once NTP sets the clock', { skip: skipWithout('libfaketime') }, async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-clock-step-'));
