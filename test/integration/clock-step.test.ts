@@ -2,7 +2,8 @@
 // fresh image boots in 1970 and NTP later sets the clock. A charger booting meanwhile is held Pending
 // (it is not handed 1970), then Accepted with the right time once the clock is set. A hub-run schedule
 // whose clock is set back applies the event in force at once (the occurrence applied last, now in the
-// future, holds nothing back).
+// future, holds nothing back). A pinned HTTPS device whose certificate lies in the hub's future (the hub
+// booted behind) is reached: the pin is trusted whatever the certificate's dates.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,8 @@ import { fakedClock } from '../support/faketime.ts';
 import { freePort } from '../support/broker.ts';
 import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
 import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
+import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
+import { deviceCertificate, httpRecord, started } from '../support/http-hub.ts';
 
 const KEY = 'clock-step-test-key-0123456789abcdef';
 const CHARGER = '0c000000-0000-4000-8000-0000000c10c1';
@@ -88,4 +91,28 @@ test('a hub-run schedule on a clock set back past the occurrence applied last: t
   // next poll of the heat pump may wait for as long as the clock went back: the poller's pacing.)
   clock.set(new Date(Date.parse('2027-01-13T08:29:40Z')).toISOString());
   await until('06:00\'s 21 °C to be applied again', () => (written.includes(21) ? true : undefined), 30_000);
+});
+
+test('a hub booted a week behind reaches a pinned HTTPS device whose certificate is not yet valid on its clock', { skip: skipWithout('libfaketime') }, async (t) => {
+  const AC = '6f1c2a4e-0000-4000-8000-0000000c1ac1';
+  const cert = deviceCertificate(t, 'daikin'); // made now: valid from now, in the faked clock's future
+  const sim = await started(t, new DaikinSim({ uuid: '0123456789abcdef0123456789abcdef' }), cert);
+  const dir = mkdtempSync(join(tmpdir(), 'hub-clock-pin-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const seed = Store.open(join(dir, 'hub.db'));
+  const driver = { type: 'daikin-brp069', host: '127.0.0.1', port: sim.port, scheme: 'https', tls: cert.pinned, uuid: '0123456789abcdef0123456789abcdef' };
+  const prepared = prepareImport([httpRecord('hvac', AC, 'DAIKIN', driver, { type: 'AC' })], Date.now(), () => undefined);
+  seed.importDevices(prepared.devices, prepared.images, Date.now());
+  seed.close();
+
+  const clock = fakedClock(t, new Date(Date.now() - 7 * 24 * 3_600_000).toISOString());
+  const hub = await startHubProcess({ HUB_DATA_DIR: dir, HUB_API_KEY: KEY, ...clock.env });
+  t.after(() => hub.kill());
+  const online = await until('the AC to be read over HTTPS', async () => {
+    const res = await fetch(`${hub.url}/v1.0.0/users/household-1/hvacs/${AC}`, { headers: { 'x-api-key': KEY } });
+    const body = (await res.json()) as { isOnline?: boolean };
+    return body.isOnline ? true : undefined;
+  }, 15_000);
+  assert.equal(online, true);
+  assert.ok(sim.requests.length > 0);
 });
