@@ -3,7 +3,8 @@
 // (it is not handed 1970), then Accepted with the right time once the clock is set. A hub-run schedule
 // whose clock is set back applies the event in force at once (the occurrence applied last, now in the
 // future, holds nothing back). A pinned HTTPS device whose certificate lies in the hub's future (the hub
-// booted behind) is reached: the pin is trusted whatever the certificate's dates.
+// booted behind) is reached: the pin is trusted whatever the certificate's dates. A grid meter read at
+// 1970 gives no point dated 1970: its samples are dated once the clock is set.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,7 +18,9 @@ import { ocppCharger, PASSWORD } from '../support/ocpp-hub.ts';
 import { skipWithout } from '../support/peers.ts';
 import { fakedClock } from '../support/faketime.ts';
 import { freePort } from '../support/broker.ts';
-import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
+import { ModbusSimServer, readHoldingRegisters } from '../../src/sim/modbus-sim-server.ts';
+import Database from 'better-sqlite3';
+import { drivenRecord } from '../support/mqtt-hub.ts';
 import { HEAT_PUMP, HeatPumpUnit, heatPumpRecord } from '../support/heat-pump-unit.ts';
 import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
 import { deviceCertificate, httpRecord, started } from '../support/http-hub.ts';
@@ -115,4 +118,53 @@ test('a hub booted a week behind reaches a pinned HTTPS device whose certificate
   }, 15_000);
   assert.equal(online, true);
   assert.ok(sim.requests.length > 0);
+});
+
+test('a grid meter read while the hub is at 1970: its samples are kept and dated once the clock is set, none dated 1970', { skip: skipWithout('libfaketime') }, async (t) => {
+  const METER = '2f7e4c3a-0000-4000-8000-0000000c1b01';
+  // A grid meter importing 2 kW (register 0, W) while the hub is at 1970, 4 kW after.
+  const registers = new Map([[0, 2000]]);
+  const sim = await ModbusSimServer.tcp(new Map([[1, { read: (fn: 3 | 4, address: number, count: number) => readHoldingRegisters(registers, fn, address, count), write: () => false }]]));
+  const dir = mkdtempSync(join(tmpdir(), 'hub-clock-series-'));
+  t.after(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const dbPath = join(dir, 'hub.db');
+  const seed = Store.open(dbPath);
+  const record = drivenRecord('meter', METER, 'SMA', {
+    type: 'modbus-registers', host: '127.0.0.1', port: sim.port, unitId: 1, kind: 'meter', pollIntervalMs: 500, role: 'grid',
+    points: { power: { register: 0, type: 'int16', scale: 0.001 } }, fields: { power: { point: 'power', digits: 3 } },
+  });
+  const prepared = prepareImport([record], Date.now(), () => undefined);
+  seed.importDevices(prepared.devices, prepared.images, Date.now());
+  seed.close();
+
+  const clock = fakedClock(t, '1970-01-01T00:00:02Z');
+  const hub = await startHubProcess({ HUB_DATA_DIR: dir, HUB_API_KEY: KEY, ...clock.env });
+  t.after(() => hub.kill());
+  const api = (path: string) => fetch(`${hub.url}/v1.0.0${path}`, { headers: { 'x-api-key': KEY } }).then((r) => r.json());
+  // Read for more than one sampling interval (10 s) at 1970: its lastUpdated moves with every read.
+  await until('the meter to be read over 12 s at 1970', async () => {
+    const meter = (await api(`/users/household-1/meters/${METER}`)) as { isOnline?: boolean; lastUpdated?: string };
+    return meter.isOnline && (meter.lastUpdated ?? '') >= '1970-01-01T00:00:14Z' ? true : undefined;
+  }, 30_000);
+  // Set 15 s before a 5-minute boundary: the 5 minutes under way (with the samples taken at 1970,
+  // dated now) close as the boundary passes.
+  const boundary = Math.ceil((Date.now() + 60_000) / 300_000) * 300_000;
+  registers.set(0, 4000);
+  clock.set(new Date(boundary - 15_000).toISOString());
+  const series = await until('a point of the curve', async () => {
+    const { points } = (await api('/users/household-1/household/series')) as { points: { startDate: string; gridPower?: number }[] };
+    return points.length > 0 ? points : undefined;
+  }, 40_000);
+  assert.ok(series.every((p) => p.startDate.startsWith(new Date(boundary).toISOString().slice(0, 10))), JSON.stringify(series));
+  await hub.kill('SIGTERM'); // a clean stop writes the points
+  const db = new Database(dbPath, { readonly: true });
+  t.after(() => db.close());
+  const rows = db.prepare('SELECT start_at AS startMs, grid_kw AS gridKw FROM household_points').all() as { startMs: number; gridKw: number }[];
+  assert.ok(rows.length > 0);
+  assert.deepEqual(rows.filter((r) => r.startMs < boundary - 3_600_000), [], 'no point dated 1970');
+  const last = rows.find((r) => r.startMs === boundary - 300_000);
+  assert.ok(last && last.gridKw > 2 && last.gridKw < 4, `the 5 minutes before the boundary hold the 2 kW sampled at 1970 (dated) and the 4 kW after: ${JSON.stringify(rows)}`);
 });
