@@ -16,7 +16,7 @@ import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.t
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
-import { monotonicMs, systemClock, type Clock } from './domain/time.ts';
+import { formatTimestamp, monotonicMs, systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
@@ -37,6 +37,9 @@ import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts'
 import { watchClock, watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { ClockWatch } from './runtime/clock-watch.ts';
+import { releaseFloorMs } from './runtime/clock-floor.ts';
+import { restampWhenTrusted } from './runtime/clock-restamp.ts';
+import { newestStoredTime } from './store/newest-time.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
@@ -293,12 +296,15 @@ export class Daemon {
       lowSpacePercent: config.storage.lowSpacePercent,
     });
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
+    // Before anything is stamped: a wall clock behind the release or the store's newest time is wrong.
+    this.clockWatch = new ClockWatch(clock, { floorMs: Math.max(releaseFloorMs(), newestStoredTime(this.store.db)) }, log.child({ part: 'clock' }));
+    if (!this.clockWatch.trusted) log.warn({ now: formatTimestamp(clock.now()) }, 'the wall clock is not set yet: dates wait until it is');
+    restampWhenTrusted(this.store, clock, this.clockWatch, log.child({ part: 'clock' }));
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
     const store = this.store;
-    this.clockWatch = new ClockWatch(clock, {}, log.child({ part: 'clock' }));
     this.clockWatch.start();
     const clockWatch = this.clockWatch;
     const haTopics = new HaTopics(config.homeAssistant);
@@ -340,13 +346,13 @@ export class Daemon {
     const executors = this.families.map((family) => family.executor);
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
-    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
+    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs }, clockWatch });
     this.worker = new CommandWorker({
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
-    this.tariffLedger = new TariffLedger(store, this.events);
-    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log });
+    this.tariffLedger = new TariffLedger(store, this.events, clockWatch, clock);
+    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log, clockWatch });
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });

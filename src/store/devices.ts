@@ -79,6 +79,8 @@ interface LiveState {
   state: Record<string, unknown> | null;
   isOnline: boolean;
   lastUpdatedMs: number | null;
+  /** Only the stamp moved (a read confirmed the values): shown, never written for itself (decisions §4). */
+  confirmedOnly?: true;
 }
 
 /** What the table holds of a device's telemetry, compared with to decide what must be written now. */
@@ -277,13 +279,27 @@ export class DeviceRepository {
 
   /** How many devices have telemetry newer than the table. */
   get liveCount(): number {
-    return this.live.size;
+    let count = 0;
+    for (const live of this.live.values()) if (!live.confirmedOnly) count++;
+    return count;
+  }
+
+  /**
+   * A read confirmed a device's values at `lastUpdatedMs`: readers see the newer stamp at once (a
+   * meter read every 2 s does not show a time from before a clock step), and it reaches the table
+   * with the device's next change, never on its own.
+   */
+  confirmLive(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number): void {
+    const held = this.live.get(id);
+    this.live.set(id, { state, isOnline, lastUpdatedMs, ...(held && !held.confirmedOnly ? {} : { confirmedOnly: true as const }) });
+    this.setStamp.run(id, lastUpdatedMs);
+    this.records.delete(id);
   }
 
   /** Writes all live telemetry to the table, in one transaction; returns how many devices. */
   persistLive(): number {
-    if (this.live.size === 0) return 0;
-    const batch = [...this.live];
+    const batch = [...this.live].filter(([, live]) => !live.confirmedOnly);
+    if (batch.length === 0) return 0;
     this.db.transaction(() => {
       for (const [id, live] of batch) this.writeState.run(stateRow(id, live.state, live.isOnline, live.lastUpdatedMs));
     })();

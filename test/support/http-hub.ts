@@ -80,11 +80,11 @@ export async function startHttpHub(t: TestContext, records: unknown[], settings:
   };
 }
 
-/** A device's own self-signed certificate, made in a temporary directory removed after the test. */
-export function deviceCertificate(t: TestContext, commonName: string): SimTls & { pinned: { sha256: string; pem: string } } {
+/** A device's own self-signed certificate (valid from `validFrom`, else now), made in a temporary directory removed after the test. */
+export function deviceCertificate(t: TestContext, commonName: string, validFrom?: string): SimTls & { pinned: { sha256: string; pem: string } } {
   const dir = mkdtempSync(join(tmpdir(), 'hub-cert-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { cert, key } = makeSelfSigned(dir, commonName);
+  const { cert, key } = makeSelfSigned(dir, commonName, commonName, validFrom);
   return { cert, key, pinned: { sha256: fingerprintOf(cert), pem: cert } };
 }
 

@@ -20,6 +20,22 @@ export class TestClock implements Clock {
   }
 }
 
+/** A TestClock with a monotonic clock of its own: time passes on both, a step moves the wall clock alone. */
+export class SteppingClock extends TestClock {
+  mono = 1_000;
+  monotonicMs(): number {
+    return this.mono;
+  }
+  override advance(ms: number): void {
+    this.ms += ms;
+    this.mono += ms;
+  }
+  /** The wall clock is set to `toMs` (NTP, or a bad time source). */
+  step(toMs: number): void {
+    this.ms = toMs;
+  }
+}
+
 export interface TestHubOptions {
   runtime?: Runtime;
   settings?: Partial<ApiSettings>;

@@ -20,6 +20,7 @@ import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
 import { OcppAuthenticator, type OcppAuthStats } from './ocpp-auth.ts';
 import type { OcppQuirks } from './definition.ts';
+import type { ClockWatch } from '../clock-watch.ts';
 
 export interface OcppRuntimeSettings {
   flushMs: number;
@@ -39,6 +40,8 @@ export interface OcppRuntimeDeps {
   clock: Clock;
   log: Logger;
   settings?: Partial<OcppRuntimeSettings>;
+  /** Whether the wall clock is set: until then a booting charger is answered Pending. */
+  clockWatch?: Pick<ClockWatch, 'trusted'>;
 }
 
 export class OcppRuntime implements CommandExecutor {
@@ -53,6 +56,7 @@ export class OcppRuntime implements CommandExecutor {
   /** Chargers being paired from the pairing page (let in by the password it shows). */
   private readonly pairing: OcppPairing;
   private readonly auth: OcppAuthenticator;
+  private readonly clockTrusted = (): boolean => this.deps.clockWatch?.trusted ?? true;
 
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
@@ -239,7 +243,7 @@ export class OcppRuntime implements CommandExecutor {
     session.connection = connection;
     this.pairing.add(session, password);
     attachHandlers(session, connection, {
-      store: this.deps.store, clock: this.deps.clock, definitions: this.deps.definitions,
+      store: this.deps.store, clock: this.deps.clock, definitions: this.deps.definitions, clockTrusted: this.clockTrusted,
       report: () => {},
       booted: (s) => {
         this.pairing.markBooted(s);
@@ -255,6 +259,7 @@ export class OcppRuntime implements CommandExecutor {
       store: this.deps.store,
       clock: this.deps.clock,
       definitions: this.deps.definitions,
+      clockTrusted: this.clockTrusted,
       report: (s) => this.writer.reportValues(s.device.id, { ...s.values() }, [], this.deps.clock.now()),
       booted: (s) => void this.configure(s),
     });
