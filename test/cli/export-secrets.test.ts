@@ -21,6 +21,7 @@ const BMW = '00000000-0000-4000-8000-00000000a005';
 const VOLVO = '00000000-0000-4000-8000-00000000a006';
 const HEAT_PUMP = '00000000-0000-4000-8000-00000000a007';
 const INVERTER = '00000000-0000-4000-8000-00000000a008';
+const BRP069 = '00000000-0000-4000-8000-00000000a009';
 
 const SECRET = {
   envoyToken: 'eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiJlbnZveS1zZWNyZXQifQ.c2lnLXNlY3JldA',
@@ -43,7 +44,8 @@ function record(kind: string, id: string, vendor: string, driver: Record<string,
 const RECORDS = [
   record('pvInverter', ENVOY, 'ENPHASE', { type: 'enphase-envoy', host: '192.168.1.30', port: 443, token: SECRET.envoyToken, tls: TLS }),
   record('battery', POWERWALL, 'TESLA', { type: 'tesla-powerwall', host: '192.168.1.31', port: 443, email: 'owner@example.com', password: SECRET.powerwallPassword, tls: TLS }, { staticData: { vendor: 'TESLA', name: 'Powerwall', model: 'test', batteryCapacity: 13.5 } }),
-  record('hvac', DAIKIN, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.32', uuid: SECRET.daikinUuid }, { type: 'AC' }),
+  // A BRP072C: the Daikin adapter reached over HTTPS with its registered uuid.
+  record('hvac', DAIKIN, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.32', scheme: 'https', uuid: SECRET.daikinUuid, tls: TLS }, { type: 'AC' }),
   record('charger', CHARGER, 'EASEE', { type: 'ocpp', chargePointId: 'EH000001', password: SECRET.ocppPassword }),
   record('vehicle', BMW, 'BMW', { type: 'bmw-cardata', clientId: 'client-1', vin: 'WBY11HH0000000001', gcid: 'gcid-1', refreshToken: SECRET.bmwRefresh }),
   record('vehicle', VOLVO, 'VOLVO', { type: 'volvo', vin: 'YV1XZK9V0R0000001', clientId: 'app', clientSecret: SECRET.volvoClientSecret, vccApiKey: SECRET.volvoApiKey, refreshToken: SECRET.volvoRefresh }),
@@ -164,6 +166,16 @@ test('an export holds no device secret; the import gives every device back, thos
   const hash = afterSecret.ocpp.credentialOfDeviceId(CHARGER)!.passwordHash;
   afterSecret.close();
   assert.equal(await verifyPassword(`${SECRET.ocppPassword}-long`, hash), true);
+  // A Daikin uuid: 32 hex digits (as pydaikin sends it), and only for a BRP072C over HTTPS.
+  assert.equal(await b.run('devices', 'secret', DAIKIN, 'uuid', '--from-file', b.file('any', 'any text\n')), 1);
+  assert.match(b.err.join('\n'), /setting "uuid" does not look right .*32 hex digits.*; nothing changed/);
+  // A BRP069 (plain HTTP) takes no uuid at all.
+  assert.equal(await b.run('import', b.file('brp069.json', JSON.stringify([record('hvac', BRP069, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.33' }, { type: 'AC' })]))), 0, b.err.join('\n'));
+  assert.equal(await b.run('devices', 'secret', BRP069, 'uuid', '--from-file', b.file('uuid', `${SECRET.daikinUuid}\n`)), 1);
+  assert.match(b.err.join('\n'), /setting "uuid" applies over https only .*; this device is reached over http; nothing changed/);
+  assert.equal(driverOf(b, BRP069)!.driver!['uuid'], undefined);
+  assert.equal(await b.run('devices', 'secret', DAIKIN, 'uuid', '--from-file', b.file('uuid2', `${SECRET.daikinUuid}\n`)), 0, b.err.join('\n'));
+  assert.equal(driverOf(b, DAIKIN)!.driver!['uuid'], SECRET.daikinUuid);
   // A car's login is not set by hand.
   assert.equal(await b.run('devices', 'secret', BMW, 'refreshToken', '--from-file', b.file('r', 'r\n')), 1);
   assert.match(b.err.join('\n'), /is a car: its maker's login is not set by hand/);
