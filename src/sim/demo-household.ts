@@ -71,6 +71,7 @@ export const PAST_MS = 48 * 3_600_000;
 
 /** The household's last 48 hours, once a minute; run before the simulators are read (HouseholdModel.runPast). */
 export function demoPast(household: HouseholdModel, nowMs: number): HouseholdReading[] {
-  const fromMs = Math.floor((nowMs - PAST_MS) / PAST_STEP_MS) * PAST_STEP_MS;
+  // From an hour's start: its first hour has a counter and a price from its beginning.
+  const fromMs = Math.floor((nowMs - PAST_MS) / 3_600_000) * 3_600_000;
   return household.runPast(fromMs, nowMs, PAST_STEP_MS, pastChargerDraw);
 }

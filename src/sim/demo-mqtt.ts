@@ -20,7 +20,7 @@ import { createDemoHousehold, dayAheadPrice, DRIVEWAY, nextHourMs } from './demo
 const CAR_LEVEL_MS = 5000;
 /** The Tesla's battery, kWh (the demo's Model 3 Long Range). */
 const TESLA_KWH = 75;
-/** ESPAltherma's loop publishes its values every 30 s by default (main.cpp, FREQUENCY). */
+/** ESPAltherma's loop queries and publishes its values every 30 s by default (raomin/ESPAltherma src/setup.h: FREQUENCY 30000). */
 const ESPALTHERMA_MS = 30_000;
 
 /** How the hub reaches the demo's MQTT devices: the same on every start (the topics are fixed). */

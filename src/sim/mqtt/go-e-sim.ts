@@ -164,14 +164,12 @@ export class GoESim extends MqttDeviceSim {
       });
     } else if (key === 'amp' && typeof value === 'number' && Number.isInteger(value) && value >= 6 && value <= 32) {
       await this.answer(async () => {
+        // A charging car takes the new current at once.
         this.state.amp = value;
+        if (this.state.car === 2) this.state.powerW = this.chargingPower();
         await this.publish(this.t(`${key}/result`), 'success', false);
         await this.publish(this.t('amp'), String(value));
-        // A charging car takes the new current at once.
-        if (this.state.car === 2) {
-          this.state.powerW = this.chargingPower();
-          await this.changed();
-        }
+        if (this.state.car === 2) await this.changed();
       });
     } else {
       await this.answer(() => this.publish(this.t(`${key}/result`), `value not allowed ${payload}`, false));

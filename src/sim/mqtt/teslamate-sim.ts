@@ -77,8 +77,8 @@ export class TeslaMateSim extends MqttDeviceSim {
     // TeslaMate publishes charger_power in whole kW (the Tesla API's integer) and empty when unplugged.
     const power = !plugged ? null : charging ? Math.round(charger.powerW / 1000) : 0;
     const current = !plugged ? null : charging ? charger.amp : 0;
-    if (this.state.charger_power !== power) await this.set('charger_power', power);
     if (this.state.charger_actual_current !== current) await this.set('charger_actual_current', current);
+    if (this.state.charger_power !== power) await this.set('charger_power', power);
     if (this.state.charging_state !== word) await this.set('charging_state', word);
   }
 
