@@ -112,7 +112,7 @@ function followCarLevel(household: HouseholdModel, car: TeslaMateSim, charger: G
   const startWh = household.read().chargerEnergyWh[DRIVEWAY] ?? 0;
   const timer = setInterval(() => {
     const level = startLevel + (((household.read().chargerEnergyWh[DRIVEWAY] ?? 0) - startWh) / (TESLA_KWH * 1000)) * 100;
-    void car.chargeLevel(level).catch(() => {});
+    void car.chargeLevel(level, charger.state.powerW, TESLA_KWH).catch(() => {});
     if (level >= car.state.charge_limit_soc) void charger.complete().catch(() => {});
   }, CAR_LEVEL_MS);
   timer.unref();

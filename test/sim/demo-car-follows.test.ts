@@ -24,6 +24,8 @@ test('demo: the Tesla follows the go-e: stop → Stopped at 0 kW, start → Char
   await watch.until(is('charging_state', 'Charging'), 10_000, 'the Tesla charging');
   await watch.until(is('charger_power', '11'), 10_000, 'the Tesla at 11 kW');
   assert.equal(household.read().chargerW[DRIVEWAY], 11_040);
+  // 64 % to its 80 % limit: 12 kWh of 75 at 11.04 kW, 1.09 hours.
+  await watch.until((m) => m.topic === `${CAR}time_to_full_charge` && m.payload === '1.09', 10_000, 'the hours to the charge limit');
 
   const set = async (key: string, value: number) => {
     const answer = watch.next((m) => m.topic === `go-eCharger/100001/${key}/result`, 10_000, `the go-e's answer to ${key}`);

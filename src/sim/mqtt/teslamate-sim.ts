@@ -82,10 +82,16 @@ export class TeslaMateSim extends MqttDeviceSim {
     if (this.state.charging_state !== word) await this.set('charging_state', word);
   }
 
-  /** The charge level after energy went into the battery (TeslaMate publishes whole percent). */
-  async chargeLevel(percent: number): Promise<void> {
+  /**
+   * The charge level after energy went into the battery (TeslaMate publishes whole percent), and the
+   * hours left to the charge limit at `powerW` of a battery of `capacityKwh` (0 when not charging).
+   */
+  async chargeLevel(percent: number, powerW = 0, capacityKwh = 75): Promise<void> {
     const level = Math.min(100, Math.floor(percent));
     if (level !== this.state.battery_level) await this.set('battery_level', level);
+    const hours = powerW > 0 ? Math.max(0, ((this.state.charge_limit_soc - percent) / 100) * capacityKwh / (powerW / 1000)) : 0;
+    const rounded = Math.round(hours * 100) / 100;
+    if (rounded !== this.state.time_to_full_charge) await this.set('time_to_full_charge', rounded);
   }
 
   /** The car is plugged into a charger that powers it. */
