@@ -154,8 +154,10 @@ export class HouseholdModel {
 
   private advance(now: number): void {
     const s = this.state;
-    if (this.lastMs !== undefined && now <= this.lastMs) return;
-    const hours = this.lastMs === undefined ? 0 : (now - this.lastMs) / 3_600_000;
+    // The same instant again: nothing moved. A clock stepped back by more than a minute starts afresh
+    // (no energy counted) rather than holding the household still until it catches up.
+    if (this.lastMs !== undefined && now <= this.lastMs && now >= this.lastMs - 60_000) return;
+    const hours = this.lastMs === undefined || now < this.lastMs ? 0 : (now - this.lastMs) / 3_600_000;
     this.lastMs = now;
     s.atMs = now;
     // Energy of the interval just ended, at the powers of its start.
