@@ -17,6 +17,7 @@
 // one of them again.
 import type { MqttClient } from 'mqtt';
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
+import { monotonicMs } from '../../domain/time.ts';
 import { backoffDelay, connectMqtt } from '../../transport/mqtt-connection.ts';
 import { AccountLogin } from './account-login.ts';
 import { CardataLoginRefused, refreshTokens, type CardataEndpoints, type CardataTokens } from './cardata-oauth.ts';
@@ -165,7 +166,7 @@ export class CardataStream implements CloudAccountSession {
       this.client = client;
       let takenOver = false;
       client.on('disconnect', (packet) => { if (packet.reasonCode === SESSION_TAKEN_OVER) takenOver = true; });
-      const connectedAtMs = this.deps.clock.now();
+      const connectedAtMono = monotonicMs(this.deps.clock);
       client.on('message', (_topic, payload) => this.onMessage(payload));
       client.on('close', () => {
         if (this.client !== client || this.stopped) return;
@@ -174,7 +175,7 @@ export class CardataStream implements CloudAccountSession {
         // Brokers that do not say why (mosquitto 2.0 closes the socket) make a takeover look like a
         // lost connection: the hub takes the stream back once, and when the connection it got back is
         // lost again as soon, it is another client's doing.
-        this.shortLived = this.deps.clock.now() - connectedAtMs < this.deps.settings.takenOverWithinMs ? this.shortLived + 1 : 0;
+        this.shortLived = monotonicMs(this.deps.clock) - connectedAtMono < this.deps.settings.takenOverWithinMs ? this.shortLived + 1 : 0;
         if (takenOver || this.shortLived >= 2) this.takenOver();
         else this.retry('the stream connection was lost');
       });
@@ -187,7 +188,8 @@ export class CardataStream implements CloudAccountSession {
       this.attempts = 0;
       this.setStatus({ state: 'streaming' });
       this.deps.log.info({ cars: topics.length }, 'BMW CarData stream connected');
-      this.schedule(Math.max(0, tokens.expiresAtMs - this.deps.settings.renewBeforeMs - this.deps.clock.now()), () => void this.renew());
+      // On the monotonic clock (the login's): a step of the wall clock neither delays the renewal past the expiry nor hurries it.
+      this.schedule(Math.max(0, this.login.renewInMs()), () => void this.renew());
     } catch (err) {
       if (epoch !== this.epoch) return;
       if (err instanceof CardataLoginRefused) return this.loginDue(err.message);

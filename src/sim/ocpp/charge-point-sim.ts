@@ -34,6 +34,8 @@ export interface ChargePointSimOptions {
   meter?: 'generic' | 'zaptec';
   /** Extra TLS options (a CA for wss). */
   wsOpts?: Record<string, unknown>;
+  /** How long it waits before booting again when held Pending (default: the interval the hub gave). */
+  pendingRetryMs?: number;
 }
 
 type Status = 'Available' | 'Preparing' | 'Charging' | 'SuspendedEV' | 'SuspendedEVSE' | 'Finishing' | 'Faulted' | 'Unavailable';
@@ -49,6 +51,8 @@ export class ChargePointSim {
   /** The phases it charges on (a charging profile's numberPhases; 3 unless told). */
   phases = 3;
   heartbeatIntervalS: number | undefined;
+  /** Every BootNotification answer, in order (a charger held Pending boots again until Accepted). */
+  readonly boots: { status: string; currentTime: string; interval: number }[] = [];
   readonly configuration = new Map<string, string>();
   /** Every call the central system made, in order. */
   readonly received: { action: string; payload: Record<string, unknown> }[] = [];
@@ -131,11 +135,18 @@ export class ChargePointSim {
   /** Connects (or reconnects), sends BootNotification and its connector's status, then whatever it queued offline. */
   async connect(): Promise<void> {
     await this.client.connect();
-    const boot = await this.client.call('BootNotification', {
-      chargePointVendor: this.options.vendor ?? 'Generic', chargePointModel: this.options.model ?? 'Wallbox 1',
-      chargePointSerialNumber: `SN-${this.options.identity}`, firmwareVersion: '1.0.0',
-    }) as { status: string; interval: number };
-    this.heartbeatIntervalS = boot.interval;
+    for (;;) {
+      const boot = await this.client.call('BootNotification', {
+        chargePointVendor: this.options.vendor ?? 'Generic', chargePointModel: this.options.model ?? 'Wallbox 1',
+        chargePointSerialNumber: `SN-${this.options.identity}`, firmwareVersion: '1.0.0',
+      }) as { status: string; currentTime: string; interval: number };
+      this.boots.push(boot);
+      this.heartbeatIntervalS = boot.interval;
+      // OCPP 1.6 §4.2: Pending (or Rejected) means boot again after `interval`, sending nothing else.
+      if (boot.status === 'Accepted') break;
+      await new Promise((resolve) => setTimeout(resolve, this.options.pendingRetryMs ?? boot.interval * 1000));
+      if (this.client.state !== 1) return;
+    }
     await this.sendStatus(this.status);
     await this.flushQueue();
   }
