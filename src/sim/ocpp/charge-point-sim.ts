@@ -206,6 +206,11 @@ export class ChargePointSim {
     await this.client.call('StatusNotification', { connectorId: 1, errorCode, status, timestamp: new Date().toISOString() });
   }
 
+  /** What the charger draws now, W: the current it reports on each phase it charges on, at 230 V (none unless charging). */
+  powerW(): number {
+    return this.status === 'Charging' ? Math.round(this.phases * 230 * Number((this.limitA - 0.3).toFixed(1))) : 0;
+  }
+
   /** Power, energy register, offered current and per-phase currents, as chargers commonly send them (or as Zaptec does). */
   async sendMeterValues(context: string, power = { value: '7.36', unit: 'kW' }): Promise<void> {
     const charging = this.status === 'Charging';
@@ -214,7 +219,7 @@ export class ChargePointSim {
     const on = (n: number) => (n < this.phases ? phaseA : '0.0');
     const sampledValue = this.options.meter === 'zaptec'
       ? [
-        { value: charging ? String(Math.round(this.phases * 230 * Number(phaseA))) : '0', measurand: 'Power.Active.Import', unit: 'W', context },
+        { value: String(this.powerW()), measurand: 'Power.Active.Import', unit: 'W', context },
         { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
         { value: String(this.phases * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
         ...['L1-N', 'L2-N', 'L3-N'].map((phase, n) => ({ value: on(n), measurand: 'Current.Import', unit: 'A', phase, context })),
