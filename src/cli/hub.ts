@@ -13,6 +13,7 @@ import { runScan, SCAN_USAGE } from './scan.ts';
 import { runDevices, DEVICES_USAGE } from './devices.ts';
 import { runStatus } from './status.ts';
 import type { CliIo } from './io.ts';
+import { argumentsFrom, environmentFrom, typedIn } from './user-paths.ts';
 
 export type { CliIo } from './io.ts';
 
@@ -131,7 +132,10 @@ export async function runHub(argv: string[], io: CliIo, env: NodeJS.ProcessEnv =
 const isMain = import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/cli/hub.ts') || process.argv[1]?.endsWith('/cli/hub.js');
 if (isMain) {
   const io: CliIo = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
-  runHub(process.argv.slice(2), io).then((code) => process.exit(code), (err: Error) => {
+  // Through `npm run hub --` from another directory: its files are meant from there.
+  const cwd = typedIn(process.env, process.cwd());
+  const argv = cwd ? argumentsFrom(process.argv.slice(2), cwd) : process.argv.slice(2);
+  runHub(argv, io, cwd ? environmentFrom(process.env, cwd) : process.env).then((code) => process.exit(code), (err: Error) => {
     io.err(`hub: ${err.message}`);
     process.exit(1);
   });
