@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type { Config } from './config.ts';
 import { databasePath, relayUrlWarning } from './config.ts';
 import { Store } from './store/store.ts';
+import { damagedDatabaseRefusal } from './store/db.ts';
 import { DataDirInUse, DataDirLock, runningHub } from './store/data-dir-lock.ts';
 import { openWhenThereIsSpace, type SpaceAtStartSettings } from './store/space-at-start.ts';
 import { createApp, type HubApp } from './api/app.ts';
@@ -193,7 +194,9 @@ export class Daemon {
       handle = () => new Response(null, { status: 503, headers: { connection: 'close' } });
       ready();
       await this.stop().catch(() => {});
-      throw err;
+      // Damage past the header is found by the first read that reaches it: refused like damage
+      // found at open (the file named, left unchanged, the way on; exit 3, not restarted).
+      throw damagedDatabaseRefusal(databasePath(this.options.config), err) ?? err;
     }
     handle = this.app.app.fetch;
     ready();

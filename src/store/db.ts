@@ -91,6 +91,15 @@ export function openDatabase(path: string, options: OpenOptions = {}): Db {
   }
 }
 
+/**
+ * A database whose damage shows only when a page past the header is read (the header and schema
+ * open fine): the same refusal as damage found at open, naming the file and the way on.
+ */
+export function damagedDatabaseRefusal(path: string, err: unknown): DatabaseRefusedError | undefined {
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  return code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB' ? refusal(path, err) as DatabaseRefusedError : undefined;
+}
+
 /** Says what SQLite's refusal means for this file and what to do, in the installer's words. */
 function refusal(path: string, err: unknown): unknown {
   const code = String((err as { code?: unknown } | null)?.code ?? '');

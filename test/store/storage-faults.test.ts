@@ -179,6 +179,33 @@ test('at start-up, an empty, foreign or damaged hub.db is refused with its name 
   fresh.close();
 });
 
+test('a database damaged past its header (its header and schema read fine) is refused at start like any damaged one: the file named, unchanged, the way on', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hub-damaged-deep-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'hub.db');
+  const store = Store.open(path);
+  store.importDevices(Array.from({ length: 400 }, (_, i) => ({
+    id: `6f1c2a4e-0000-4000-8000-${String(i).padStart(12, '0')}`, kind: 'meter' as const, userId: 'household-1', vendor: 'SMA', name: `meter ${i}`, model: 'Sunny Home Manager 2.0',
+    isOnline: false, lastUpdatedMs: null, locationId: null, hvacType: null, staticData: {}, state: null, driver: null, createdAtMs: Date.now(),
+  })), new Map(), Date.now());
+  store.close();
+  // Random bytes over page 2 (a card that returned garbage there): the schema on page 1 opens.
+  const bytes = readFileSync(path);
+  for (let i = 4096; i < 8192; i++) bytes[i] = (i * 7919) % 251;
+  writeFileSync(path, bytes);
+  const { Daemon } = await import('../../src/daemon.ts');
+  const { ConfigSchema } = await import('../../src/config.ts');
+  const { DatabaseRefusedError } = await import('../../src/store/db.ts');
+  const daemon = new Daemon({ config: ConfigSchema.parse({ dataDir: dir, http: { port: 0 } }), log: silentLogger() });
+  await assert.rejects(daemon.start(), (err: Error) => {
+    assert.ok(err instanceof DatabaseRefusedError, `${err.name}: ${err.message}`);
+    assert.match(err.message, /is damaged \(SQLite says: database disk image is malformed\); the hub has not changed it/);
+    assert.ok(err.message.includes(path), 'names the file');
+    return true;
+  });
+  assert.deepEqual(readFileSync(path), bytes, 'left as it was');
+});
+
 test('at start-up, a data directory on a read-only mount says so in those words', async (t) => {
   const card = mountExt4(t, 20);
   if (!card) return;
