@@ -65,6 +65,11 @@ export interface DaemonOptions {
   log: Logger;
   clock?: Clock;
   /**
+   * Wall times before this are known to be wrong: by default the date of the release's own files
+   * (src/runtime/clock-floor.ts). A test that runs the hub on a day of its choosing gives 0.
+   */
+  releaseFloorMs?: number;
+  /**
    * Called with the open store once the port is the hub's and before anything is driven or served
    * (the demo seeds its household here): a hub that cannot listen never gets this far.
    */
@@ -300,9 +305,7 @@ export class Daemon {
     });
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
     // Before anything is stamped: a wall clock behind the release or the store's newest time is wrong.
-    // The release's date bounds the machine's own clock; a clock given to the daemon (a test's, set to
-    // a day of its choosing) is bounded by the store alone.
-    const releaseFloor = clock === systemClock ? releaseFloorMs() : 0;
+    const releaseFloor = this.options.releaseFloorMs ?? releaseFloorMs();
     this.clockWatch = new ClockWatch(clock, { floorMs: Math.max(releaseFloor, newestStoredTime(this.store.db)) }, log.child({ part: 'clock' }));
     if (!this.clockWatch.trusted) log.warn({ now: formatTimestamp(clock.now()) }, 'the wall clock is not set yet: dates wait until it is');
     restampWhenTrusted(this.store, clock, this.clockWatch, log.child({ part: 'clock' }));

@@ -39,6 +39,7 @@ export class ClockWatch extends EventEmitter<{ step: [ClockStep]; trusted: [] }>
   private wasTrusted: boolean;
   private steps = 0;
   private last: ClockStep | undefined;
+  private steppingNow = false;
 
   constructor(private readonly clock: Clock, options: ClockWatchOptions = {}, private readonly log?: Logger) {
     super();
@@ -74,7 +75,14 @@ export class ClockWatch extends EventEmitter<{ step: [ClockStep]; trusted: [] }>
       this.last = step;
       this.log?.warn({ stepS: Math.round(stepMs / 1000), now: formatTimestamp(wallMs) },
         stepMs > 0 ? 'the wall clock stepped forward' : 'the wall clock stepped back');
-      this.emit('step', step);
+      // 'trusted' only after every 'step' listener: one that reads `trusted` must not set off the
+      // re-dating of the records before the step has moved the deadlines (or both would move them).
+      this.steppingNow = true;
+      try {
+        this.emit('step', step);
+      } finally {
+        this.steppingNow = false;
+      }
     }
     this.checkTrusted(wallMs);
     return step;
@@ -107,7 +115,7 @@ export class ClockWatch extends EventEmitter<{ step: [ClockStep]; trusted: [] }>
 
   private checkTrusted(wallMs: number): boolean {
     const trusted = wallMs >= this.floorMs;
-    if (trusted && !this.wasTrusted) {
+    if (trusted && !this.wasTrusted && !this.steppingNow) {
       this.wasTrusted = true;
       this.log?.info({ now: formatTimestamp(wallMs) }, 'the wall clock is set');
       this.emit('trusted');

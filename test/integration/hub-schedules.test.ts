@@ -92,7 +92,7 @@ test('submitted through the API, EXECUTED once read back; the skipped hour at th
 
   const first = clockAt('2027-03-28T00:59:00Z');
   unit.now = first.now;
-  const hub = await startMqttHub(t, { broker, dataDir, clock: first, records: [heatPumpRecord(sim.port)] });
+  const hub = await startMqttHub(t, { broker, dataDir, clock: first, releaseFloorMs: 0, records: [heatPumpRecord(sim.port)] });
   await until('the heat pump to be read', () => (hub.daemon.modbus!.isReachable(hub.device(HEAT_PUMP)!) ? true : undefined));
   first.set('2027-03-28T00:59:55Z'); // five seconds before the clocks in Berlin jump from 02:00 to 03:00
   const res = await hub.api(`/hvacs/${HEAT_PUMP}/commands/schedule`, { method: 'POST', json: { schedules: PROGRAM } });
@@ -114,7 +114,7 @@ test('submitted through the API, EXECUTED once read back; the skipped hour at th
   // Started again a minute later (in the week): the event in force was applied, the next one is due.
   const second = clockAt('2027-03-28T01:00:20Z');
   unit.now = second.now;
-  const again = await startMqttHub(t, { broker, dataDir, clock: second });
+  const again = await startMqttHub(t, { broker, dataDir, clock: second, releaseFloorMs: 0 });
   const reads = unit.reads;
   await until('the new hub to read the heat pump', () => (unit.reads > reads + 2 ? true : undefined));
   assert.deepEqual(unit.take(), [], 'the event in force is not applied again');

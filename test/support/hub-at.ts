@@ -9,7 +9,7 @@ import { fdOutput } from '../../src/transport/log-output.ts';
 const offsetMs = Date.parse(process.env['HUB_TEST_NOW'] ?? '') - Date.now();
 if (!Number.isFinite(offsetMs)) throw new Error('HUB_TEST_NOW must be an ISO time');
 const config = loadConfig();
-const daemon = new Daemon({ config, log: createLogger(config.logLevel, fdOutput()), clock: { now: () => Date.now() + offsetMs } });
+const daemon = new Daemon({ config, log: createLogger(config.logLevel, fdOutput()), clock: { now: () => Date.now() + offsetMs }, releaseFloorMs: 0 });
 await daemon.start();
 const stop = () => {
   void daemon.stop().finally(() => process.exit(0));

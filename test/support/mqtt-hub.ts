@@ -33,6 +33,8 @@ export interface MqttHubOptions {
   log?: Logger;
   /** The hub's clock (default: the system's). */
   clock?: Clock;
+  /** The daemon's release floor (0: the test picks its own dates, a day after any checkout). */
+  releaseFloorMs?: number;
   /** Called with the store once the records are in, before the hub listens (as npm start writes the demo's past). */
   beforeListen?: (store: Store) => void;
 }
@@ -75,7 +77,7 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
     ...options.config,
   });
   const daemon = new Daemon({
-    config, log: options.log ?? silentLogger(), clock: options.clock,
+    config, log: options.log ?? silentLogger(), clock: options.clock, releaseFloorMs: options.releaseFloorMs,
     beforeListen: (store) => {
       if (options.records) {
         const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);

@@ -83,7 +83,8 @@ export async function startOcppHub(t: TestContext, records: unknown[], options: 
     },
     submit: (deviceId, type, payload, ttlMs = 60_000) => {
       const device = daemon.db.devices.get(deviceId)!;
-      const now = Date.now();
+      // Dated on the hub's own clock, as its command intake dates it.
+      const now = (options.clock ?? { now: () => Date.now() }).now();
       const command = daemon.db.commands.create({
         id: crypto.randomUUID(), deviceId, deviceKind: device.kind, userId: device.userId, type, payload, createdAtMs: now, expiresAtMs: now + ttlMs,
       });
