@@ -35,7 +35,8 @@ test('Daikin key=value answers: percent-encoded values decoded, "-" kept as text
 
 test('templates fill {value} first, so that {dt{value}} names the setpoint kept for a mode', () => {
   assert.equal(fill(fill('{dt{value}}', { value: '4' }, true), { dt4: '21.0' }), '21.0');
-  assert.throws(() => fill('{missing}', {}), /needs \{missing\}/);
+  assert.throws(() => fill('{missing}', {}), /no value for missing/);
+  assert.equal(fill('{dt0|dt1|stemp}', { dt1: '25.0', stemp: '22.0' }), '25.0', 'the first of the alternatives that is known');
 });
 
 test('the expiry of a JWT token; other tokens have none', () => {
