@@ -510,6 +510,20 @@ const PROBES: Record<OperationKey, Probe> = {
     const none = await api.expect(404, key, { params: { userId: BARE_USER, vehicleId: BARE.vehicle } });
     assert.equal(none.body.errorCode, 'DEVICE_IMAGE_NOT_FOUND');
   },
+  'get /users/{userId}/hvacs/{hvacId}/image.png': async (start) => {
+    const api = start();
+    const key = 'get /users/{userId}/hvacs/{hvacId}/image.png';
+    const params = { userId: DEMO_USER, hvacId: DEMO('hvac') };
+    const image = await api.expect(200, key, { params });
+    assert.deepEqual([...image.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(image.res.headers.get('content-length'), String(image.body.length));
+    const etag = image.res.headers.get('etag')!;
+    assert.equal((await api.expect(304, key, { params, headers: { 'if-none-match': etag } })).res.headers.get('etag'), etag);
+    await api.expect(400, key, { params: { ...params, hvacId: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'HVAC_NOT_FOUND');
+    const none = await api.expect(404, key, { params: { userId: BARE_USER, hvacId: BARE.hvac } });
+    assert.equal(none.body.errorCode, 'DEVICE_IMAGE_NOT_FOUND');
+  },
   'get /users/{userId}/tariffs/{tariffId}': async (start) => {
     const api = start();
     await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: DEMO('tariff') } });
