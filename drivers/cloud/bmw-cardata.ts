@@ -11,14 +11,17 @@ import { defineCloudDriver } from '../../src/runtime/cloud/definition.ts';
 
 // charging.status (NOCHARGING, INITIALIZATION, CHARGINGACTIVE, CHARGINGPAUSED, CHARGINGENDED,
 // CHARGINGERROR) and its fallback hvStatus (INVALID, CHARGING, ERROR, NOT_CHARGING,
-// WAITING_FOR_CHARGING, FINISHED_FULLY_CHARGED, FINISHED_NOT_FULL), in the hub's charging states as
+// WAITING_FOR_CHARGING, FINISHED_FULLY_CHARGED, FINISHED_NOT_FULL), in the origin's chargingState as
 // evcc reads them (CHARGINGACTIVE/CHARGING: charging; the paused, waiting and ended ones: plugged in,
-// not charging). NOCHARGING and NOT_CHARGING say nothing about the plug: the port keys decide.
+// not charging). NOCHARGING and NOT_CHARGING mean "no charging process", and say nothing about the
+// plug (evcc takes the plug from the port keys alone): the charging word alone is STOPPED, and a car
+// whose port key says it is unplugged is UNPLUGGED whatever its charging word (vehicleFields in
+// src/runtime/cloud/definition.ts), so an unplugged BMW is UNPLUGGED as an unplugged Volvo is.
 const CHARGING_STATUS = {
-  INITIALIZATION: 'PREPARING', CHARGINGACTIVE: 'CHARGING', CHARGINGPAUSED: 'STOPPED', CHARGINGENDED: 'FINISHED', CHARGINGERROR: 'FAULT',
+  NOCHARGING: 'STOPPED', INITIALIZATION: 'PREPARING', CHARGINGACTIVE: 'CHARGING', CHARGINGPAUSED: 'STOPPED', CHARGINGENDED: 'FINISHED', CHARGINGERROR: 'FAULT',
 } as const;
 const HV_STATUS = {
-  CHARGING: 'CHARGING', ERROR: 'FAULT', WAITING_FOR_CHARGING: 'PREPARING', FINISHED_FULLY_CHARGED: 'FINISHED', FINISHED_NOT_FULL: 'FINISHED',
+  CHARGING: 'CHARGING', ERROR: 'FAULT', NOT_CHARGING: 'STOPPED', WAITING_FOR_CHARGING: 'PREPARING', FINISHED_FULLY_CHARGED: 'FINISHED', FINISHED_NOT_FULL: 'FINISHED',
 } as const;
 
 export default defineCloudDriver({

@@ -191,9 +191,8 @@ export class VolvoPoller implements CloudAccountSession {
       car.odometerDueAtMs = this.deps.clock.now() + this.deps.settings.odometerEveryMs;
     }
     if (this.stopped || !this.cars.has(device.id)) return;
+    // IDLE is "not charging" (STOPPED); an unplugged car is UNPLUGGED (vehicleFields).
     const fields = vehicleFields(this.deps.definition, car.latest, car.units);
-    // IDLE is "not charging" (STOPPED); a car that says it is unplugged is UNPLUGGED, whatever its word.
-    if (fields['isPlugged'] === false) fields['chargingState'] = 'UNPLUGGED';
     this.deps.report(device.id, fields, this.mapped);
     this.setStatus(device.id, { state: 'streaming' });
   }

@@ -119,6 +119,16 @@ test('the stream\'s string values become the car\'s charge state and odometer; t
   }));
   const later = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['chargingState'] === 'FINISHED');
   assert.equal((later['chargeState'] as Record<string, unknown>)['stateOfCharge'], 47);
+  // Unplugged: BMW says NOCHARGING ("no charging process") and the port DISCONNECTED: the origin's UNPLUGGED.
+  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, {
+    'vehicle.drivetrain.electricEngine.charging.status': 'NOCHARGING', 'vehicle.body.chargingPort.status': 'DISCONNECTED',
+  }));
+  const unplugged = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['isPlugged'] === false);
+  assert.equal((unplugged['chargeState'] as Record<string, unknown>)['chargingState'], 'UNPLUGGED');
+  // Plugged in again and not charging yet: STOPPED.
+  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, { 'vehicle.body.chargingPort.status': 'CONNECTED' }));
+  const plugged = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['isPlugged'] === true);
+  assert.equal((plugged['chargeState'] as Record<string, unknown>)['chargingState'], 'STOPPED');
   assert.equal(runtime.supportedCommands().length, 0);
 });
 
