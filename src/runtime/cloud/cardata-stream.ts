@@ -16,7 +16,7 @@
 // (a broker restart, a network hiccup, however soon after the hub's own token renewal) is taken back
 // with back-off. A broker that closes the old connection without a word (MQTT 3.1.1 has no
 // DISCONNECT from the server; mosquitto 2.0 sends none either) gives the hub nothing to tell a
-// takeover by, so the hub takes the stream back; kvanbiesen/bmw-cardata-ha @21802199 stream.py
+// takeover by, so the hub takes the stream back; kvanbiesen/bmw-cardata-ha stream.py (MQTT 3.1.1)
 // likewise reconnects after every unintended disconnect. A refused refresh (a lapsed or revoked
 // login) leaves the account's cars offline until the owner connects one of them again.
 import type { MqttClient } from 'mqtt';
