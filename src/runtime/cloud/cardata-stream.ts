@@ -249,7 +249,7 @@ export class CardataStream implements CloudAccountSession {
   private containerId(accessToken: string): Promise<string> {
     const kept = this.login.shared('containerId');
     if (typeof kept === 'string') return Promise.resolve(kept);
-    this.container ??= ensureContainer(this.deps.endpoints, accessToken, this.deps.definition.keys.map((k) => k.key)).then(
+    this.container ??= ensureContainer(this.deps.endpoints, accessToken, [...new Set(this.deps.definition.keys.map((k) => k.key))]).then(
       (containerId) => {
         this.login.share({ containerId });
         return containerId;

@@ -35,7 +35,8 @@ export interface CloudDefinition {
   vendors: readonly VehicleVendor[];
   /**
    * Keys in order of preference: where two keys fill one field (a primary key and its fallback), the
-   * first one the car has sent wins.
+   * first one the car has sent a usable value of wins. A key may come twice, with different words
+   * (a last resort after the fallback: BMW's "no charging process").
    */
   keys: readonly CloudKey[];
 }

@@ -19,6 +19,8 @@ test('BMW\'s NOCHARGING is UNPLUGGED with the port disconnected, STOPPED with it
     'vehicle.drivetrain.electricEngine.charging.hvStatus': 'NOT_CHARGING', 'vehicle.powertrain.tractionBattery.charging.port.anyPosition.isPlugged': false,
   }), { chargingState: 'UNPLUGGED', isPlugged: false });
   assert.equal(fieldsOf('bmw-cardata', { [status]: 'CHARGINGACTIVE', [port]: 'CONNECTED' })['chargingState'], 'CHARGING');
+  // "No charging process" is the last resort: hvStatus's FINISHED_NOT_FULL says more.
+  assert.equal(fieldsOf('bmw-cardata', { [status]: 'NOCHARGING', 'vehicle.drivetrain.electricEngine.charging.hvStatus': 'FINISHED_NOT_FULL', [port]: 'CONNECTED' })['chargingState'], 'FINISHED');
 });
 
 test('a Volvo that is disconnected is UNPLUGGED whatever its charging word; IDLE plugged in is STOPPED', () => {
