@@ -13,6 +13,7 @@ import { HubEvents } from '../src/runtime/events/hub-events.ts';
 import { HouseholdSeries } from '../src/runtime/household-series.ts';
 import { demoRecords } from '../src/demo/site.ts';
 import { silentLogger } from '../src/log.ts';
+import { builtInBindingDefaults } from '../src/binding-defaults.ts';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 2000);
 
@@ -36,7 +37,7 @@ export async function benchHouseholdPage(): Promise<PageFigure[]> {
   const series = new HouseholdSeries({ store, events, clock: { now: () => Date.now() }, log: silentLogger() });
   series.start();
   const { app } = createApp({
-    store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime,
+    store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime, bindingDefaults: builtInBindingDefaults(),
     settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
   });
   const figures: PageFigure[] = [];

@@ -21,13 +21,17 @@
 //      in memory vs written at every change (bench/disk-writes.ts; about 12 minutes)
 //  10. RSS before, at the peak of and 60 s after 10,000 bad requests, bodies of 200 KB to 20 MB
 //      among them (bench/bad-requests.ts; target: back within 15% of before)
+//  11. RSS with 20 /home/live streams that never read against 20 that read, 150 MQTT meters
+//      publishing once a second, for 10 minutes (bench/live-streams.ts; target: within 10 MB)
 //
 // The machine is small and shared, so absolute figures are noisy: throughput is only judged as a
 // ratio against the baseline measured minutes apart in the same run. It is a measurement, not a
 // test: it exits 0 when targets are missed (and says MISSED), 1 only when it could not measure.
 // BENCH_SECONDS (default 8) and BENCH_ROUNDS (default 3) shorten or lengthen the saturation runs;
 // BENCH_DISK_WRITES=0 leaves out section 9 (about 12 minutes; it measures no CPU, so a run on a busy
-// machine keeps its figures). BENCH_ONLY=bad-requests builds the hub and runs section 10 alone.
+// machine keeps its figures). BENCH_ONLY=bad-requests builds the hub and runs section 10 alone;
+// BENCH_ONLY=live-streams section 11 alone, which BENCH_LIVE_SECONDS (default 600) or `--quick` (180 s)
+// shortens: `BENCH_ONLY=live-streams npm run bench -- --quick`.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -38,6 +42,7 @@ import { writeSeed, type SeedResult } from './seed.ts';
 import { durableInsertLatency } from './disk.ts';
 import { benchDiskWrites } from './disk-writes.ts';
 import { benchBadRequests } from './bad-requests.ts';
+import { benchLiveStreams, liveStreamSeconds } from './live-streams.ts';
 import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
 import {
   buildHub, cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stop, stopAll, systemdUnitEnvironment, type Server,
@@ -93,6 +98,11 @@ async function main(): Promise<number> {
       log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
       const main = await buildHub(work);
       if (!(await badRequestSection(main, work))) exitCode = 1;
+      return finish(exitCode, work);
+    }
+    if (process.env['BENCH_ONLY'] === 'live-streams') {
+      log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
+      if (!(await liveStreamSection(await buildHub(work)))) exitCode = 1;
       return finish(exitCode, work);
     }
     // ---- 1. seed and import ----
@@ -295,6 +305,8 @@ async function main(): Promise<number> {
     }
     // ---- 10. memory through a flood of bad requests, and after (bench/bad-requests.ts) ----
     if (!(await badRequestSection(main, work))) exitCode = 1;
+    // ---- 11. memory with live streams that never read (bench/live-streams.ts) ----
+    if (!(await liveStreamSection(main))) exitCode = 1;
   } catch (err) {
     notes.push(`the run stopped early: ${(err as Error).stack ?? String(err)}`);
     exitCode = 1;
@@ -325,6 +337,24 @@ async function badRequestSection(main: string, work: string): Promise<boolean> {
     return true;
   } catch (err) {
     notes.push(`bench/bad-requests.ts failed: ${(err as Error).message}`);
+    return false;
+  }
+}
+
+/** Two hubs with 150 MQTT meters: 20 live streams that read on one, 20 that never read on the other. */
+async function liveStreamSection(main: string): Promise<boolean> {
+  try {
+    const figures = await benchLiveStreams(main, liveStreamSeconds(process.argv), log);
+    details['liveStreams'] = figures;
+    const gapMb = figures.stalled.endMb - figures.reading.endMb;
+    const minutes = round(figures.seconds / 60, 1);
+    report(`hub RSS after ${minutes} min of 20 reading live streams (${figures.messagesPerSecond} meter messages/s)`, round(figures.reading.endMb, 1), 'MB');
+    report(`  with 20 streams that never read instead (${figures.stalled.reopened} closed by the write timeout, opened again)`, round(figures.stalled.endMb, 1), 'MB',
+      { text: `<= ${round(figures.reading.endMb + 10, 1)} MB (+10 MB)`, pass: gapMb <= 10 });
+    report('  peak, reading / never reading', `${round(figures.reading.peakMb, 1)} / ${round(figures.stalled.peakMb, 1)}`, 'MB');
+    return true;
+  } catch (err) {
+    notes.push(`bench/live-streams.ts failed: ${(err as Error).message}`);
     return false;
   }
 }

@@ -17,6 +17,8 @@ import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { settingsOf } from './runtime/mqtt/mqtt-registry.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
 import { httpBindingProblems } from './runtime/http/http-registry.ts';
+import { devicesByIdentity, identityWith, type IdentityOf } from './domain/binding-identity.ts';
+import { builtInBindingDefaults } from './binding-defaults.ts';
 
 type ConfiguredDevice = Config['devices'][number];
 
@@ -36,6 +38,8 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
   const mqtt = builtInMqttDrivers();
   const http = builtInHttpDrivers();
   const ids = new Map<string, number>();
+  const identities = new Map<string, number>();
+  const identityOf = identityWith(builtInBindingDefaults());
   const chargePoints = new Map<string, number>();
   config.devices.forEach((device, index) => {
     const at = (field: string, message: string) => problems.push({ field: `devices[${index}]${field ? `.${field}` : ''}`, message });
@@ -82,12 +86,20 @@ export function configuredDeviceProblems(config: Config): { field: string; messa
       at('driver', (err as Error).message);
     }
     const id = configuredId(device, config);
-    const first = ids.get(id);
-    if (first !== undefined) at('', `is the same device as devices[${first}] (same id, or same kind, owner and address)`);
-    else ids.set(id, index);
+    // The same device: the same id, or a binding that reaches it (defaults applied, whoever owns it).
+    const identity = identityOf(device.kind, binding);
+    const first = ids.get(id) ?? (identity !== null ? identities.get(identity) : undefined);
+    if (first !== undefined) at('', `is the same device as devices[${first}] (same id, or same kind and address once the driver's defaults are applied)`);
+    else {
+      ids.set(id, index);
+      if (identity !== null) identities.set(identity, index);
+    }
   });
   return problems;
 }
+
+/** Address settings of the MQTT bridges that the derived id names when a binding gives them. */
+const EXTRA_ID_SETTINGS = ['topicPrefix', 'prefix', 'circuit', 'zone', 'ecu', 'priceTopic'] as const;
 
 /** The declared id, else one derived from what identifies the device, stable across restarts. */
 export function configuredId(device: ConfiguredDevice, config: Config): string {
@@ -103,21 +115,38 @@ export function configuredId(device: ConfiguredDevice, config: Config): string {
     binding['port'] ?? null, binding['unitId'] ?? null, binding['serial'] ?? binding['vin'] ?? binding['carId'] ?? binding['chargePointId'] ?? null,
     // A vehicle bound to its charger has no address of its own: two cars of a household differ by
     // charger or by maker (two of one maker at one charger need their own ids).
-    ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : [])]);
+    ...(binding.type === CHARGER_BINDING ? [binding['chargerId'] ?? null, device.vendor] : []),
+    // Where a bridge's device is beyond the settings above (an ebusd zone, an open3e ECU…): only when
+    // given, so that the ids of devices declared before these were part of it stay what they were.
+    ...EXTRA_ID_SETTINGS.filter((key) => binding[key] !== undefined).map((key) => [key, binding[key]])]);
   const hex = createHash('sha256').update(identity).digest('hex');
   // A UUID (version 8, "custom"): the API's ids are UUIDs.
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** Adds or updates the declared devices; returns how many were added, updated and left deleted. */
-export function applyConfiguredDevices(store: Store, config: Config, nowMs: number, log: Logger): { added: number; updated: number; deleted: number } {
+/**
+ * Adds or updates the declared devices; returns how many were added, updated and left deleted.
+ * A declared device the hub has already under another id (paired, imported, added, or declared
+ * before in other words: its binding reaches it, defaults applied) is that device, updated in place,
+ * when it is the same household's; another household's is left alone and named in a warning.
+ */
+export function applyConfiguredDevices(store: Store, config: Config, nowMs: number, log: Logger,
+  identityOf: IdentityOf = identityWith(builtInBindingDefaults())): { added: number; updated: number; deleted: number } {
   const counts = { added: 0, updated: 0, deleted: 0 };
   const records: DeviceRecord[] = [];
   const credentials: { chargePointId: string; deviceId: string; passwordHash: string }[] = [];
+  const bound = boundIdentities(store, identityOf, log);
   for (const device of config.devices) {
-    const id = configuredId(device, config);
+    let id = configuredId(device, config);
     let binding = resolveBinding(device, config);
-    if (store.devices.wasDeleted(id) || store.devices.wasDeletedAt(binding)) {
+    const identity = identityOf(device.kind, binding);
+    const other = identity !== null && !store.devices.get(id) ? bound.get(identity) : undefined;
+    if (other && other.userId !== device.userId) {
+      log.warn({ device: id, existing: other.id, existingName: other.name }, 'configured device is another household\'s device already (same kind and address); it is not added');
+      continue;
+    }
+    if (other) id = other.id;
+    if (store.devices.wasDeleted(id) || store.devices.wasDeletedAs(device.kind, binding, identityOf)) {
       counts.deleted++;
       log.info({ device: id }, 'configured device was deleted; it is not added again (remove it from the file)');
       continue;
@@ -145,6 +174,16 @@ export function applyConfiguredDevices(store: Store, config: Config, nowMs: numb
   }
   if (records.length > 0 || credentials.length > 0) store.importDevices(records, new Map(), nowMs, credentials);
   return counts;
+}
+
+/**
+ * The stored devices by binding identity. A database may hold two devices that are one (written
+ * before the identity applied the drivers' defaults): both are kept and driven as before, and each
+ * such pair is named in a warning, for the installer to delete one.
+ */
+function boundIdentities(store: Store, identityOf: IdentityOf, log: Logger): Map<string, DeviceRecord> {
+  return devicesByIdentity(store.devices.all(), identityOf, (device, first) =>
+    log.warn({ device: device.id, sameAs: first.id }, 'two stored devices reach the same device (same kind and address); both are kept: delete one'));
 }
 
 /**

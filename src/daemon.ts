@@ -11,11 +11,12 @@ import { Store } from './store/store.ts';
 import { DataDirInUse, DataDirLock, runningHub } from './store/data-dir-lock.ts';
 import { openWhenThereIsSpace, type SpaceAtStartSettings } from './store/space-at-start.ts';
 import { createApp, type HubApp } from './api/app.ts';
+import { builtInBindingDefaults } from './binding-defaults.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type StartedAs } from './api/deps.ts';
 import { createHubServer } from './api/http-server.ts';
 import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
-import { systemClock, type Clock } from './domain/time.ts';
+import { formatTimestamp, monotonicMs, systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
 import { storedStateRuntime, type Runtime } from './runtime/live.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
@@ -33,9 +34,12 @@ import { BrokerLink } from './transport/broker-link.ts';
 import { redactUrl } from './transport/mqtt-connection.ts';
 import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
-import { watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
+import { watchClock, watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
 import { ClockWatch } from './runtime/clock-watch.ts';
+import { releaseFloorMs } from './runtime/clock-floor.ts';
+import { restampWhenTrusted } from './runtime/clock-restamp.ts';
+import { newestStoredTime } from './store/newest-time.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
@@ -270,7 +274,7 @@ export class Daemon {
       // Before the store is opened: a second hub on this data directory changes nothing in it.
       const lock = DataDirLock.acquire(config.dataDir, this.url);
       try {
-        return { lock, store: Store.open(databasePath(config)) };
+        return { lock, store: Store.open(databasePath(config), { log }) };
       } catch (err) {
         lock.release();
         throw err;
@@ -292,12 +296,18 @@ export class Daemon {
       lowSpacePercent: config.storage.lowSpacePercent,
     });
     this.holdTelemetry(this.store, config.telemetry.persistIntervalSeconds);
+    // Before anything is stamped: a wall clock behind the release or the store's newest time is wrong.
+    // The release's date bounds the machine's own clock; a clock given to the daemon (a test's, set to
+    // a day of its choosing) is bounded by the store alone.
+    const releaseFloor = clock === systemClock ? releaseFloorMs() : 0;
+    this.clockWatch = new ClockWatch(clock, { floorMs: Math.max(releaseFloor, newestStoredTime(this.store.db)) }, log.child({ part: 'clock' }));
+    if (!this.clockWatch.trusted) log.warn({ now: formatTimestamp(clock.now()) }, 'the wall clock is not set yet: dates wait until it is');
+    restampWhenTrusted(this.store, clock, this.clockWatch, log.child({ part: 'clock' }));
     if (config.apiKey) this.store.apiKeys.ensure('HUB_API_KEY', config.apiKey, clock.now());
     const declared = applyConfiguredDevices(this.store, config, clock.now(), log);
     if (config.devices.length > 0) log.info(declared, 'configured devices');
     this.options.beforeListen?.(this.store);
     const store = this.store;
-    this.clockWatch = new ClockWatch(clock, {}, log.child({ part: 'clock' }));
     this.clockWatch.start();
     const clockWatch = this.clockWatch;
     const haTopics = new HaTopics(config.homeAssistant);
@@ -339,13 +349,13 @@ export class Daemon {
     const executors = this.families.map((family) => family.executor);
     const confirmTimeoutMs = config.commands.confirmTimeoutSeconds * 1000;
     // First in the worker's list: it takes the commands of the HVACs it runs a program for.
-    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs } });
+    this.schedules = new HubSchedules({ store, executors, clock, log, events: this.events, settings: { confirmTimeoutMs }, clockWatch });
     this.worker = new CommandWorker({
       store, executors: [this.schedules, ...executors], events: this.events, clock, log, settings: { confirmTimeoutMs },
     });
     this.watcher = new DeviceWatcher(store, this.events, clock);
-    this.tariffLedger = new TariffLedger(store, this.events);
-    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log });
+    this.tariffLedger = new TariffLedger(store, this.events, clockWatch, clock);
+    this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log, clockWatch });
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });
@@ -354,7 +364,7 @@ export class Daemon {
         this.homeAssistant = new HomeAssistantBridge({
           store, link: this.broker, events: this.events, topics: haTopics, origin: hubOrigin(), log: haLog,
           offers: (device) => worker.offers(device),
-          intake: { store, clock, log, ttlMs: config.commands.ttlSeconds * 1000, commandCreated: (command) => this.runtime.commandCreated(command) },
+          intake: { store, clock, clockWatch, log, ttlMs: config.commands.ttlSeconds * 1000, commandCreated: (command) => this.runtime.commandCreated(command) },
         });
       } else {
         this.haCleaner = new HomeAssistantCleaner(this.broker, haTopics, haLog);
@@ -373,13 +383,18 @@ export class Daemon {
     this.watcher.start();
     this.tariffLedger.start();
     this.householdSeries.start();
+    // A step of the wall clock moves the stored deadlines of PENDING commands (a time to live is not
+    // used up by a step); their monotonic ones in memory do not move.
+    const worker = this.worker;
+    clockWatch.on('step', (step) => worker.clockStepped(step.stepMs));
     this.worker.start();
     // After the worker, which fails the SET_SCHEDULE commands a crash cut off (their programs go).
     this.schedules.start();
 
     const series = this.householdSeries;
     const deps: ApiDeps = {
-      store: this.store, log, clock, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      store: this.store, log, clock, clockWatch, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
+      bindingDefaults: builtInBindingDefaults(),
       household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
     };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
@@ -390,8 +405,10 @@ export class Daemon {
     if (connector) deps.vehicles = connector;
     this.health = new HealthMonitor(this.store.db, this.store.storage);
     this.health.start();
-    for (const family of this.families) family.watch?.(this.metrics, this.health, () => clock.now());
+    this.health.watchClock(clockWatch);
+    for (const family of this.families) family.watch?.(this.metrics, this.health, () => monotonicMs(clock));
     watchCommands(this.worker, this.metrics);
+    watchClock(clockWatch, this.metrics);
     if (this.broker) watchMqtt(this.broker, this.publisher, this.metrics);
     this.hubApp = createApp(deps, { health: this.health, metrics: this.metrics });
     // WebSocket upgrades: a family's path (the OCPP endpoint's), and nothing else.

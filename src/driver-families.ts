@@ -62,7 +62,7 @@ const modbusFamily: DriverFamily = {
   build({ store, log, clock, events, vendors }) {
     const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events });
     runtime.registerVendors(vendors);
-    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, now) => watchModbus(runtime, metrics, health, now) };
+    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, monoNow) => watchModbus(runtime, metrics, health, monoNow) };
   },
 };
 
@@ -95,11 +95,11 @@ const mqttFamily: DriverFamily = {
  * network can reach the hub (not on loopback only). */
 const ocppFamily: DriverFamily = {
   name: 'ocpp',
-  build({ config, store, log, clock, events, vendors, authFailures, ocppUrl }) {
+  build({ config, store, log, clock, clockWatch, events, vendors, authFailures, ocppUrl }) {
     // The endpoint asks the runtime it serves whether a charger's password is right.
     let runtime!: OcppRuntime;
     const endpoint = new OcppEndpoint({ log: log.child({ part: 'ocpp' }), authenticate: (...args) => runtime.authenticate(...args) });
-    runtime = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events, clock, log });
+    runtime = new OcppRuntime({ store, endpoint, failures: authFailures, definitions: builtInOcppDefinitions(), events, clock, log, clockWatch });
     let prober: OcppChargerProber | undefined;
     if (ocppAddressForDevices(config.http.publicUrl ?? '', config.http.host, config.http.port, Boolean(config.http.tls)) !== undefined) {
       prober = new OcppChargerProber(runtime, store, () => ocppUrl() ?? '');

@@ -7,6 +7,7 @@ import { Daemon } from './daemon.ts';
 import { createLogger } from './log.ts';
 import { fdOutput } from './transport/log-output.ts';
 import { seedDemo } from './demo/site.ts';
+import { writeDemoHistory } from './demo/history.ts';
 import { SystemdNotifier, watchdogIntervalMs } from './transport/systemd-notify.ts';
 import { Watchdog } from './runtime/observability/watchdog.ts';
 import { systemClock } from './domain/time.ts';
@@ -54,13 +55,18 @@ async function main(): Promise<void> {
   // The demo's battery, PV inverters and meter are simulated Modbus devices on loopback ports; its
   // charger, car, heat pumps and tariff talk MQTT through a broker of its own, unless one is configured.
   // Both are loaded only for the demo: a hub without Modbus devices never loads modbus-serial.
-  const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators() : undefined;
+  // All of them are parts of one household, whose balance they keep (src/sim/demo-household.ts).
+  const demoHousehold = demo ? await import('./sim/demo-household.ts') : undefined;
+  const household = demoHousehold?.createDemoHousehold();
+  // Its last 48 hours are run first (nothing reads it live before), and recorded once the store is open.
+  const past = household ? demoHousehold!.demoPast(household, Date.now()) : undefined;
+  const simulators = demo ? await (await import('./sim/demo-sims.ts')).startDemoSimulators('127.0.0.1', household) : undefined;
   const demoMqttModule = demo && !config.mqtt ? await import('./sim/demo-mqtt.ts') : undefined;
-  const demoMqtt = demoMqttModule ? await demoMqttModule.startDemoMqtt(demoMqttModule.demoMqttListen(process.env['HUB_DEMO_MQTT_LISTEN'])) : undefined;
+  const demoMqtt = demoMqttModule ? await demoMqttModule.startDemoMqtt(demoMqttModule.demoMqttListen(process.env['HUB_DEMO_MQTT_LISTEN']), household) : undefined;
   // The demo's embedded broker (aedes) speaks MQTT 3.1.1: no attempt at 5 to be refused and logged.
   if (demoMqtt) config = { ...config, mqtt: ConfigSchema.shape.mqtt.unwrap().parse({ url: demoMqtt.url, protocolVersion: 4 }) };
   // A Zaptec-like charger that speaks OCPP to the hub's own endpoint, once it listens.
-  const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp() : undefined;
+  const demoOcpp = demo ? (await import('./sim/demo-ocpp.ts')).demoOcpp(household) : undefined;
   const notifier = SystemdNotifier.fromEnv();
   let saidReady = false;
   const daemon = new Daemon({
@@ -71,6 +77,7 @@ async function main(): Promise<void> {
       ? (store) => {
           const now = Date.now();
           const devices = seedDemo(store, now, { ...simulators?.bindings, ...demoMqtt?.bindings, zaptec: demoOcpp?.binding });
+          if (past) writeDemoHistory(store, past, now, log);
           // By id: a data directory from before key names were unique may hold several.
           for (const k of store.apiKeys.list()) if (k.name === 'demo' && k.revokedAtMs === null) store.apiKeys.revoke(k.id, now);
           demoKey = store.apiKeys.create('demo', now).key;

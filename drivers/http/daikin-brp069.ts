@@ -23,7 +23,9 @@ export default defineHttpDriver({
   // them); one at a time, 500 ms apart.
   defaults: { pollIntervalMs: 30_000, timeoutMs: 5000, minGapMs: 500 },
   settings: {
-    uuid: { description: 'BRP072C only: the uuid registered with the adapter\'s key (see docs/drivers-http.md)', secret: true },
+    // pydaikin's daikin_brp072c.py sends str(uuid).replace('-', ''): 32 hex digits, registered once
+    // with the adapter's key. Only the BRP072C (over HTTPS) takes one.
+    uuid: { description: 'BRP072C only: the uuid registered with the adapter\'s key, 32 hex digits (see docs/drivers-http.md)', secret: true, scheme: 'https', pattern: '[0-9A-Fa-f]{32}' },
   },
   auth: { scheme: 'header', header: 'X-Daikin-uuid', setting: 'uuid' },
   endpoints: {

@@ -45,12 +45,11 @@ export function requestHeader(c: Context, name: string): string | undefined {
 export function apiKeyCheck(deps: ApiDeps): (c: Context) => VerifiedKey {
   const failures = deps.authFailures ?? new AuthFailures(() => deps.settings.authFailuresPerMinute);
   return (c) => {
-    const now = deps.clock.now();
     // The client's address matters only once some client has failed: keep the happy path lean.
     let client: string | undefined;
     if (failures.any) {
       client = clientAddress(c);
-      const retryAfter = failures.retryAfterSeconds(client, now);
+      const retryAfter = failures.retryAfterSeconds(client);
       if (retryAfter > 0) {
         throw new ApiError('TOO_MANY_REQUESTS', 'Too many failed authentication attempts', undefined, { 'Retry-After': String(retryAfter) });
       }
@@ -61,7 +60,7 @@ export function apiKeyCheck(deps: ApiDeps): (c: Context) => VerifiedKey {
     const key = requestHeader(c, 'x-api-key');
     const verified = key && key.length <= 512 ? deps.store.apiKeys.identify(key) : undefined;
     if (!verified) {
-      failures.count(client ?? clientAddress(c), now);
+      failures.count(client ?? clientAddress(c));
       // A missing or empty key is a client set up wrong (an unset shell variable), not a guess: say so.
       throw new ApiError('UNAUTHORIZED', key === undefined ? 'Unauthorized: no X-API-KEY header was sent'
         : key.trim() === '' ? 'Unauthorized: the X-API-KEY header is empty' : undefined);

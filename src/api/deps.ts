@@ -6,7 +6,9 @@ import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from '../runtime/pairing-prober.ts';
 import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
+import type { ClockWatch } from '../runtime/clock-watch.ts';
 import type { HouseholdSource } from './household/live.ts';
+import type { BindingDefaults } from '../domain/binding-identity.ts';
 
 export interface ApiSettings {
   /** Absolute base address of the hub as clients reach it, e.g. http://127.0.0.1:8080 (no trailing slash). */
@@ -40,12 +42,16 @@ export interface ApiDeps {
   vendors: VendorCatalog;
   runtime: Runtime;
   settings: ApiSettings;
+  /** The driver definitions' defaults, for telling whether a paired charger is one the hub has (src/binding-defaults.ts). */
+  bindingDefaults: BindingDefaults;
   /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
   pairing?: ChargerProber;
   /** Runs the makers' logins for the vehicle connect page; without it no car maker can be connected. */
   vehicles?: VehicleConnector;
   /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */
   authFailures?: AuthFailures;
+  /** The hub's watch on the wall clock: a step is noticed before a command is dated. */
+  clockWatch?: Pick<ClockWatch, 'check'>;
   /** The household page's live stream (the daemon's events and flows); without it /home/live is a 404. */
   household?: HouseholdSource;
 }

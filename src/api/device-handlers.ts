@@ -113,7 +113,7 @@ export function submitCommand(deps: ApiDeps, device: DeviceRecord, type: Command
 }
 
 function storeCommand(deps: ApiDeps, device: DeviceRecord, type: CommandType, payload: unknown, created: (command: CommandRecord) => void): CommandRecord {
-  return createCommand({ store: deps.store, clock: deps.clock, log: deps.log, ttlMs: deps.settings.commandTtlMs, commandCreated: created }, device, type, payload);
+  return createCommand({ store: deps.store, clock: deps.clock, clockWatch: deps.clockWatch, log: deps.log, ttlMs: deps.settings.commandTtlMs, commandCreated: created }, device, type, payload);
 }
 
 /**

@@ -6,9 +6,10 @@
 //   target `*`, a bad absolute URL): 400 BAD_REQUEST, where the adapter sent a bare 400.
 // - `Expect:` other than 100-continue: 417 EXPECTATION_FAILED, where Node sent a bare 417.
 // - Requests Node's parser refuses, CONNECT, and upgrades the OCPP endpoint does not take: client-errors.ts.
-// - A body over the limit (64 KB): 413 PAYLOAD_TOO_LARGE from here, at once when Content-Length says
-//   so, else as soon as the limit is passed; the rest is then read and dropped, up to a bound, so that
-//   the client, still sending, reads the answer and its connection stays usable. Hono's adapter and
+// - A body over the limit (64 KB): 413 PAYLOAD_TOO_LARGE from here (a connect page gets a page: its
+//   form is posted by a browser), at once when Content-Length says so, else as soon as the limit is
+//   passed; the rest is then read and dropped, up to a bound, so that the client, still sending,
+//   reads the answer and its connection stays usable. Hono's adapter and
 //   its body-limit middleware, reading through a web stream, cancelled that stream on the 413, which
 //   destroyed the socket: half of the 2 MB uploads from Node's fetch ended in EPIPE instead of the
 //   413, and the next request on a kept-alive connection in ECONNRESET. A body announced past the
@@ -24,6 +25,7 @@ import type { Logger } from '../log.ts';
 import { answerClientErrors, answerOnSocket } from './client-errors.ts';
 import { ERROR_STATUS, type ErrorCode } from './errors.ts';
 import { HSTS_HEADER, json } from './respond.ts';
+import { connectPageTooLarge } from './pairing/too-large.ts';
 
 /** The most of an unread body drained to keep a connection usable: a few uploads' worth, not a flood. */
 export const MAX_DRAIN_BYTES = 16 * 1024 * 1024;
@@ -65,7 +67,8 @@ export function createHubServer(options: HubServerOptions): Server {
   const tooLarge = (request: IncomingMessage, response: ServerResponse) => {
     drainUnread(request, response);
     const answer = refused('PAYLOAD_TOO_LARGE', `Request body larger than ${options.bodyLimitBytes} bytes`, `${request.method} ${String(request.url).slice(0, 100)}`, request.method);
-    writeResponse(answer, response);
+    // A browser posting a connect page's form gets a page, not the API's JSON.
+    writeResponse(connectPageTooLarge(String(request.url), request.headers['accept-language']) ?? answer, response);
   };
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     if (options.https) response.setHeader(...HSTS_HEADER);

@@ -2,6 +2,7 @@
 // GET /metrics (Prometheus text, behind a partner's key: a key scoped to one household gets 403).
 import { DiskWriteMeter } from '../runtime/observability/disk-writes.ts';
 import { Hono } from 'hono';
+import { monotonicMs } from '../domain/time.ts';
 import type { ApiDeps } from './deps.ts';
 import { requirePartnerApiKey } from './auth.ts';
 import type { HealthMonitor } from '../runtime/observability/health.ts';
@@ -15,13 +16,15 @@ export interface OpsDeps {
 export function opsRoutes(deps: ApiDeps, ops: OpsDeps): Hono {
   const app = new Hono();
   app.get('/health', (c) => {
-    const report = ops.health.check(deps.clock.now());
+    const report = ops.health.check(monotonicMs(deps.clock));
     if (report.restartWorthy.length > 0) deps.log.warn({ problems: report.restartWorthy }, 'health check failed');
     c.header('Cache-Control', 'no-store');
     // What is wrong, in words (storage not writable (full), the free space…); nothing secret.
     const body: Record<string, unknown> = { status: report.healthy ? 'up' : 'down' };
     if (report.problems.length > 0) body['problems'] = report.problems;
     if (report.warnings.length > 0) body['warnings'] = report.warnings;
+    // A step of the wall clock is told, not a fault: durations are measured on the monotonic clock.
+    if (report.clock) body['clock'] = report.clock;
     return c.json(body, report.healthy ? 200 : 503);
   });
   app.use('/metrics', requirePartnerApiKey(deps, 'the metrics'));

@@ -1,7 +1,12 @@
 // `hub backup FILE` and `hub restore FILE`: SQLite's online backup API, safe while the daemon runs
-// (it copies page by page under SQLite's own locking, so the copy is consistent).
-import { existsSync } from 'node:fs';
+// (it copies page by page under SQLite's own locking, so the copy is consistent). A backup holds
+// every device secret as the hub stores it, so it is readable by its owner only (0600), from its
+// first byte. A restore replaces the database under the hub's feet, so it is refused while a hub
+// runs on the data directory (hub.lock names it).
+import { closeSync, existsSync, linkSync, openSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { runningHubPid } from '../store/data-dir-lock.ts';
 import type { Store } from '../store/store.ts';
 import { SCHEMA_VERSION, migrate } from '../store/db.ts';
 import type { CliIo } from './io.ts';
@@ -35,10 +40,23 @@ export async function runBackup(store: Store, args: string[], io: CliIo): Promis
     return 1;
   }
   io.out(`Backing up to ${file}…`);
-  const progress = progressLine(io);
-  await store.db.backup(file, { progress: progress.step });
-  progress.done();
-  io.out(`Backup written: ${file}`);
+  // Written under a temporary name made 0600 before SQLite opens it (SQLite gives its journal the
+  // database file's mode), then linked into place: link() never replaces a file that appeared
+  // meanwhile, and an interrupted backup never leaves a half-written FILE.
+  const partial = `${file}.partial-${process.pid}`;
+  try {
+    closeSync(openSync(partial, 'wx', 0o600));
+    const progress = progressLine(io);
+    await store.db.backup(partial, { progress: progress.step });
+    progress.done();
+    linkSync(partial, file);
+  } catch (err) {
+    io.err(`Cannot write ${file}: ${(err as NodeJS.ErrnoException).syscall === 'link' && (err as NodeJS.ErrnoException).code === 'EEXIST' ? 'it exists; choose a new file name' : (err as Error).message}`);
+    return 1;
+  } finally {
+    rmSync(partial, { force: true });
+  }
+  io.out(`Backup written: ${file} (readable by its owner only: it holds every device secret)`);
   return 0;
 }
 
@@ -47,6 +65,12 @@ export async function runRestore(store: Store, args: string[], io: CliIo): Promi
   if (!file) {
     io.err('usage: npm run hub -- restore FILE');
     return 2;
+  }
+  const dataDir = dirname(store.db.name);
+  const hubPid = runningHubPid(dataDir);
+  if (hubPid !== undefined) {
+    io.err(`A hub is running on ${dataDir} (PID ${hubPid}, as its hub.lock says): stop it first (on an installed hub: sudo systemctl stop home-energy-hub), then restore. Nothing was changed.`);
+    return 1;
   }
   let source: Database.Database;
   try {

@@ -17,12 +17,16 @@ import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
 import { DeviceReader } from '../runtime/modbus/modbus-reader.ts';
 import { hybridSettings, identify } from '../runtime/modbus/modbus-discovery.ts';
 import { builtInDrivers } from '../../drivers/modbus/index.ts';
+import { isOcppBinding } from '../domain/ocpp-binding.ts';
+import { NO_PASSWORD } from '../domain/ocpp-password.ts';
 import { addressBinding, int, parseArgs, type CliIo } from './modbus-args.ts';
 import { DEFAULT_UNITS, summary } from './scan.ts';
 import { resolveDeviceId } from './device-id.ts';
-import { addHttp, HTTP_ADD_USAGE, setSecret, shownBinding, trust } from './http-devices.ts';
+import { addHttp, HTTP_ADD_USAGE, secretFrom, setSecret, shownBinding, trust } from './http-devices.ts';
 import { saveReadDevice, saveProblem } from './save-read.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
+import { identityWith } from '../domain/binding-identity.ts';
+import { builtInBindingDefaults } from '../binding-defaults.ts';
 
 export const DEVICES_USAGE = `usage: npm run hub -- devices <add|list|remove|trust|secret>
   devices add --user USER (--host HOST [--port P] | --serial-port PATH [--baud N --parity P --stop-bits S])
@@ -37,11 +41,42 @@ ${HTTP_ADD_USAGE}
 
 const KIND_PREFERENCE: DeviceKind[] = ['pvInverter', 'battery', 'meter'];
 
-/** What `devices add` takes: the Modbus options, the HTTP ones, and every HTTP driver's settings. */
+/**
+ * The HTTP drivers' secret settings (an Envoy's token, a Powerwall's password, a BRP072C's uuid):
+ * `devices add` takes each from a file or standard input (`--token-file FILE`, `-` for stdin), never
+ * from the command line, where other users of the machine see it (ps) and the shell keeps it.
+ */
+function secretSettings(): string[] {
+  return [...new Set(builtInHttpDrivers().all().flatMap((definition) => Object.entries(definition.settings).filter(([, spec]) => spec.secret).map(([name]) => name)))];
+}
+
+/** What `devices add` takes: the Modbus options, the HTTP ones, and every HTTP driver's settings (secrets as `--NAME-file`). */
 function addFlags(): string[] {
-  const settings = builtInHttpDrivers().all().flatMap((definition) => Object.keys(definition.settings));
+  const secrets = secretSettings();
+  const settings = builtInHttpDrivers().all().flatMap((definition) => Object.keys(definition.settings)).filter((name) => !secrets.includes(name));
   return [...new Set(['user', 'host', 'port', 'serial-port', 'baud', 'parity', 'stop-bits', 'unit', 'driver', 'kind', 'name',
-    'vendor', 'http-port', 'fingerprint', 'timeout', 'room', ...settings])];
+    'vendor', 'http-port', 'fingerprint', 'timeout', 'room', ...settings, ...secrets.map((name) => `${name}-file`)])];
+}
+
+/**
+ * The secrets given to `devices add`, read from their files (or standard input) into `flags` under
+ * their settings' names; a secret given on the command line is refused, naming the way to give it.
+ */
+function readSecretFlags(flags: Record<string, string>, io: CliIo): number | undefined {
+  const fromStdin = secretSettings().filter((name) => flags[`${name}-file`] === '-');
+  if (fromStdin.length > 1) {
+    io.err(`only one secret can come from standard input (${fromStdin.map((name) => `--${name}-file -`).join(', ')}): give the others as files`);
+    return 2;
+  }
+  for (const name of secretSettings()) {
+    const file = flags[`${name}-file`];
+    if (file === undefined) continue;
+    const value = secretFrom(file, name, io);
+    if (value === undefined) return 1;
+    delete flags[`${name}-file`];
+    flags[name] = value;
+  }
+  return undefined;
 }
 
 export async function runDevices(args: string[], io: CliIo, dataDir: string): Promise<number> {
@@ -118,7 +153,7 @@ function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | unde
   io.out(`${devices.length} device${devices.length === 1 ? '' : 's'}`);
   // A device that cannot be reached until it is given a secret again (an import of an export), and how.
   const waiting = devices.flatMap((d) => {
-    const why = secretNeeded(d);
+    const why = secretNeeded(d, store);
     return why ? [`  ${d.id}: ${why}`] : [];
   });
   if (waiting.length > 0) io.out(`Waiting for a secret (offline until it is given):\n${waiting.join('\n')}`);
@@ -126,9 +161,13 @@ function list(store: Store, io: CliIo, dataDir: string, writtenMs: number | unde
 }
 
 /** Why the device cannot be reached without a secret its binding lacks, with what to do; undefined when it lacks none. */
-function secretNeeded(device: DeviceRecord): string | undefined {
+function secretNeeded(device: DeviceRecord, store: Store): string | undefined {
   const binding = device.driver;
   if (!binding) return undefined;
+  // An OCPP charger from a plain export, which leaves even its password's hash out.
+  if (isOcppBinding(binding) && store.ocpp.credentialOfDeviceId(device.id)?.passwordHash === NO_PASSWORD) {
+    return `no password (an export leaves it out): give it with \`hub devices secret ${device.id} password\` (the one the charger is set up with)`;
+  }
   const http = builtInHttpDrivers();
   if (http.has(binding.type)) {
     const missing = missingSecrets(http.get(binding.type), binding);
@@ -158,6 +197,14 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
   let binding: DriverBinding;
   const update = given.includes('--update');
   const args = given.filter((a) => a !== '--update');
+  // Refused before anything else, the value unread: it is on the command line already.
+  const onCommandLine = secretSettings().filter((name) => args.some((a) => a === `--${name}` || a.startsWith(`--${name}=`)));
+  if (onCommandLine.length > 0) {
+    io.err(`${onCommandLine.map((name) => `--${name}`).join(', ')} would put a device secret on the command line, where others on the machine see it (ps) `
+      + `and the shell keeps it (history): give it with ${onCommandLine.map((name) => `--${name}-file FILE`).join(', ')} (its first line), or - for standard input, `
+      + 'as for hub devices secret. Nothing was added.');
+    return 2;
+  }
   try {
     flags = parseArgs(args, addFlags()).flags;
     if (!flags['user']) throw new Error('--user is required');
@@ -170,6 +217,8 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
     io.err(`${(err as Error).message}\n\n${DEVICES_USAGE}`);
     return 2;
   }
+  const unread = readSecretFlags(flags, io);
+  if (unread !== undefined) return unread;
   // An HTTP device (Enphase, Powerwall, Daikin) recognised by its own answer; else Modbus.
   // Not when the flags name a Modbus device (a unit id, or a --port without an HTTP driver).
   const modbusHinted = flags['unit'] !== undefined || (flags['port'] !== undefined && flags['driver'] === undefined && flags['http-port'] === undefined);
@@ -215,7 +264,7 @@ async function add(store: Store, given: string[], io: CliIo): Promise<number> {
       io.err(`the device offers ${kinds.join(', ') || 'no kind'}; choose one with --kind`);
       return 2;
     }
-    if (store.devices.wasDeletedAt(binding)) {
+    if (store.devices.wasDeletedAs(kind, binding, identityWith(builtInBindingDefaults()))) {
       io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
       return 1;
     }

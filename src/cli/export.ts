@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
 import { sealableSecrets, toImportRecord } from '../domain/export.ts';
 import { splitSecrets } from '../domain/secrets.ts';
+import { isOcppBinding } from '../domain/ocpp-binding.ts';
 import { MIN_PASSPHRASE_LENGTH, sealSecrets, type DeviceSecrets } from '../domain/sealed-secrets.ts';
 import type { CliIo } from './io.ts';
 import { PASSPHRASE_ENV, passphraseOf, takeOption } from './passphrase.ts';
@@ -13,7 +14,7 @@ import { PASSPHRASE_ENV, passphraseOf, takeOption } from './passphrase.ts';
 export const SEALED_EXPORT_FORMAT = 'home-energy-hub export with sealed secrets';
 
 const USAGE = `usage: npm run hub -- export FILE [--with-secrets [--passphrase-file F]]   (- for standard output)
-  without --with-secrets no device secret is written (tokens, passwords; an OCPP charger's password as its hash)
+  without --with-secrets no device secret is written (tokens, passwords, an OCPP charger's password hash)
   --with-secrets: the secrets sealed with a passphrase (AES-256-GCM, scrypt) from --passphrase-file or ${PASSPHRASE_ENV}`;
 
 export async function runExport(store: Store, args: string[], io: CliIo, env: NodeJS.ProcessEnv = process.env): Promise<number> {
@@ -38,14 +39,13 @@ export async function runExport(store: Store, args: string[], io: CliIo, env: No
     }
   }
   const devices = store.devices.all();
-  const records = devices.map((d) => toImportRecord(
-    d, store.deviceImages.get(d.id)?.png, store.ocpp.credentialOfDeviceId(d.id)?.passwordHash));
+  const records = devices.map((d) => toImportRecord(d, store.deviceImages.get(d.id)?.png));
   let document: unknown = records;
   let sealed = 0;
   if (passphrase !== undefined) {
     const secrets: Record<string, DeviceSecrets> = {};
     for (const device of devices) {
-      const carried = sealableSecrets(device);
+      const carried = sealableSecrets(device, store.ocpp.credentialOfDeviceId(device.id)?.passwordHash);
       if (carried) secrets[device.id] = carried;
     }
     sealed = Object.keys(secrets).length;
@@ -56,7 +56,7 @@ export async function runExport(store: Store, args: string[], io: CliIo, env: No
     process.stdout.write(text);
   } else {
     writeFileSync(file, text, { mode: 0o600 });
-    const withSome = devices.filter((d) => d.driver && Object.keys(splitSecrets(d.driver).secrets).length > 0).length;
+    const withSome = devices.filter((d) => d.driver && (Object.keys(splitSecrets(d.driver).secrets).length > 0 || isOcppBinding(d.driver))).length;
     io.out(`Exported ${records.length} device${records.length === 1 ? '' : 's'} to ${file}${passphrase !== undefined
       ? `, with the secrets of ${sealed} sealed with the passphrase (keep it apart from the file)`
       : withSome > 0 ? `; ${withSome} of them without their secrets (tokens, passwords): an import shows them offline until they are given again` : ''}.`);

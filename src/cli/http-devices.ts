@@ -12,20 +12,25 @@ import { HttpReader } from '../runtime/http/http-reader.ts';
 import { readFileSync } from 'node:fs';
 import { httpSettingsOf, pinnedOf, targetOf } from '../runtime/http/http-registry.ts';
 import { withoutSecrets } from '../domain/secrets.ts';
-import { OCPP_BINDING } from '../domain/ocpp-binding.ts';
+import { isOcppBinding } from '../domain/ocpp-binding.ts';
+import { PASSWORD_PATTERN, PASSWORD_RULE, hashPassword } from '../domain/ocpp-password.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { int, type CliIo, type Flags } from './modbus-args.ts';
 import { resolveDeviceId } from './device-id.ts';
 import { saveReadDevice } from './save-read.ts';
+import { identityWith } from '../domain/binding-identity.ts';
+import { builtInBindingDefaults } from '../binding-defaults.ts';
 
 export const HTTP_ADD_USAGE = `  devices add --user USER --host HOST [--driver enphase-envoy|tesla-powerwall|daikin-brp069|daikin-brp084]
-              [--token T] [--email E --password P] [--uuid U] [--http-port P] [--kind K] [--name NAME] [--room ROOM]
+              [--token-file F] [--email E --password-file F] [--uuid-file F] [--http-port P] [--kind K]
+              [--name NAME] [--room ROOM]      a secret from a file's first line, or - for standard input
               [--fingerprint SHA256]   HTTP devices: recognised by their discovery answer; the TLS
                                       certificate shown is pinned (or must equal --fingerprint)
   devices trust ID [--fingerprint SHA256]   accept the certificate a device presents now
-  devices secret ID NAME [--from-file F]    give an HTTP device a secret again (an Envoy's token, a
-                                      Powerwall's password; an export leaves them out), read from
-                                      the file or standard input, never from the command line`;
+  devices secret ID NAME [--from-file F]    give a device a secret again (an Envoy's token, a
+                                      Powerwall's password, an OCPP charger's password; an export
+                                      leaves them out), read from the file or standard input,
+                                      never from the command line`;
 
 /** The HTTP devices at a host (for `hub scan`), printed as found. */
 export async function scanHttp(host: string, io: CliIo, timeoutMs: number, port?: number): Promise<DiscoveredHttpDevice[]> {
@@ -78,7 +83,7 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
   for (const name of Object.keys(definition.settings)) if (flags[name] !== undefined) binding[name] = flags[name];
   if (device.certificate) binding['tls'] = device.certificate;
-  if (store.devices.wasDeletedAt(binding)) {
+  if (store.devices.wasDeletedAs(kind, binding, identityWith(builtInBindingDefaults()))) {
     io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
     return 1;
   }
@@ -180,9 +185,9 @@ export function setSecret(store: Store, args: string[], flags: Flags, io: CliIo)
     io.err(HTTP_ADD_USAGE);
     return 2;
   }
-  const found = httpDeviceOf(store, given, io, (device) => (device.driver?.type === OCPP_BINDING
-    ? `device ${device.id} is an OCPP charger: an export carries its password as a hash, which the import takes back; a new password is given by importing its binding with "password" (hub import FILE --update)`
-    : device.kind === 'vehicle'
+  const charger = ocppChargerOf(store, given);
+  if (charger) return setOcppPassword(store, charger, name, flags, io);
+  const found = httpDeviceOf(store, given, io, (device) => (device.kind === 'vehicle'
       ? `device ${device.id} is a car: its maker's login is not set by hand but made again, through the connect page (POST /v1.0.0/connections/vehicles; docs/pairing.md)`
       : `device ${device.id} is not an HTTP device: its secrets, if any, are given by importing its binding again (hub import FILE --update)`));
   if (typeof found === 'number') return found;
@@ -192,19 +197,8 @@ export function setSecret(store: Store, args: string[], flags: Flags, io: CliIo)
     io.err(`${definition.title} has no secret "${name}"${secrets.length > 0 ? `; its secrets: ${secrets.join(', ')}` : ''}`);
     return 2;
   }
-  const file = flags['from-file'] ?? '-';
-  let value: string;
-  try {
-    // Its first line: a file written by an editor ends with a newline that is no part of the secret.
-    value = readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/, 1)[0]!.trim();
-  } catch (err) {
-    io.err(`cannot read ${file === '-' ? 'standard input' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    return 1;
-  }
-  if (value === '') {
-    io.err(`no ${name} given (${file === '-' ? 'standard input' : file} is empty); nothing changed`);
-    return 1;
-  }
+  const value = secretFrom(flags['from-file'] ?? '-', name, io);
+  if (value === undefined) return 1;
   const binding: DriverBinding = { ...device.driver, [name]: value };
   try {
     httpSettingsOf(definition, binding);
@@ -246,4 +240,53 @@ function httpDeviceOf(store: Store, given: string, io: CliIo, notHttp: (device: 
     return 1;
   }
   return { device: device as DeviceRecord & { driver: DriverBinding }, definition: registry.get(device.driver.type), registry };
+}
+
+/**
+ * A secret from a file's first line, or standard input's (`-`), never from the command line; undefined
+ * when it cannot be read or is empty (said on stderr, without the value).
+ */
+export function secretFrom(file: string, name: string, io: CliIo): string | undefined {
+  let value: string;
+  try {
+    // Its first line: a file written by an editor ends with a newline that is no part of the secret.
+    value = readFileSync(file === '-' ? 0 : file, 'utf8').split(/\r?\n/, 1)[0]!.trim();
+  } catch (err) {
+    io.err(`cannot read ${file === '-' ? 'standard input' : file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    return undefined;
+  }
+  if (value === '') {
+    io.err(`no ${name} given (${file === '-' ? 'standard input' : file} is empty); nothing changed`);
+    return undefined;
+  }
+  return value;
+}
+
+/** The OCPP charger `given` names, when it names one (anything else is setSecret's to explain). */
+function ocppChargerOf(store: Store, given: string): (DeviceRecord & { driver: DriverBinding }) | undefined {
+  const found = resolveDeviceId(store, given);
+  if ('problem' in found) return undefined;
+  const device = store.devices.get(found.id);
+  return device && isOcppBinding(device.driver) ? device as DeviceRecord & { driver: DriverBinding } : undefined;
+}
+
+/**
+ * `hub devices secret ID password` of an OCPP charger: its password given again (a plain export
+ * leaves even its hash out), hashed into the store's credentials; the charger gets in at its next
+ * connection attempt.
+ */
+function setOcppPassword(store: Store, device: DeviceRecord & { driver: DriverBinding }, name: string, flags: Flags, io: CliIo): number {
+  if (name !== 'password') {
+    io.err(`device ${device.id} is an OCPP charger: its only secret is "password"`);
+    return 2;
+  }
+  const value = secretFrom(flags['from-file'] ?? '-', name, io);
+  if (value === undefined) return 1;
+  if (!PASSWORD_PATTERN.test(value)) {
+    io.err(`the password ${PASSWORD_RULE}; nothing changed`);
+    return 1;
+  }
+  store.ocpp.setCredential({ chargePointId: String(device.driver['chargePointId']), deviceId: device.id, passwordHash: hashPassword(value) }, Date.now());
+  io.out(`charger ${device.id} (charge point ${String(device.driver['chargePointId'])}) has its password now; it is let in at its next connection`);
+  return 0;
 }

@@ -31,9 +31,10 @@ const USAGE = () => `usage: npm run hub -- <command>
                             write every device as an import file (- for stdout), without device
                             secrets; --with-secrets seals them with a passphrase (file or
                             HUB_EXPORT_PASSPHRASE). Moving the whole hub: backup and restore
-  backup FILE               copy the database, secrets and all (safe while the hub runs)
+  backup FILE               copy the database, secrets and all (safe while the hub runs; the
+                            file is readable by its owner only)
   image set DEVICE_ID PNG   set the picture of a vehicle or an HVAC unit (served as its image.png)
-  restore FILE              restore a backup into the database
+  restore FILE              restore a backup into the database (stop the hub first)
   config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
   scan HOST[:PORT]|SERIAL   find devices at an address (below)
   devices add|list|remove|trust|secret   add a device found by scan, list, delete, re-pin,

@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Store } from '../store/store.ts';
-import { ImportError, prepareImport } from '../domain/import.ts';
-import { bindingIdentity, describeBinding } from '../domain/binding-identity.ts';
+import { ImportError, prepareImport, type BoundDevices } from '../domain/import.ts';
+import { describeBinding, devicesByIdentity, identityWith, type BindingDefaults } from '../domain/binding-identity.ts';
+import { builtInBindingDefaults } from '../binding-defaults.ts';
 import type { DeviceRecord, DriverBinding } from '../domain/device.ts';
 import { openSecrets, SealedFormatError, SecretsNotOpenedError, type DeviceSecrets } from '../domain/sealed-secrets.ts';
 import { canonicalJson, withoutSecrets } from '../domain/secrets.ts';
@@ -16,14 +17,11 @@ const USAGE = `usage: npm run hub -- import FILE [--update] [--passphrase-file F
   --passphrase-file F (or ${PASSPHRASE_ENV}): the passphrase that opens an export's sealed secrets
   --without-secrets: import such an export without its secrets (the devices are offline until given them again)`;
 
-/** The stored device each binding reaches (by `bindingIdentity`), for `prepareImport`. */
-export function boundDeviceLookup(store: Store): (identity: string) => string | undefined {
-  const byIdentity = new Map<string, string>();
-  for (const device of store.devices.all()) {
-    const identity = device.driver ? bindingIdentity(device.kind, device.driver) : null;
-    if (identity !== null && !byIdentity.has(identity)) byIdentity.set(identity, device.id);
-  }
-  return (identity) => byIdentity.get(identity);
+/** The stored device each binding reaches (by `bindingIdentity`, the drivers' defaults applied), for `prepareImport`. */
+export function boundDevices(store: Store, defaults: BindingDefaults = builtInBindingDefaults()): BoundDevices {
+  const identityOf = identityWith(defaults);
+  const byIdentity = devicesByIdentity(store.devices.all(), identityOf);
+  return { identityOf, deviceAt: (identity) => byIdentity.get(identity)?.id };
 }
 
 /** One stored device in a message: its id, kind, maker, name and owner. */
@@ -75,7 +73,7 @@ export async function runImport(store: Store, args: string[], io: CliIo, env: No
   const started = performance.now();
   const now = Date.now();
   try {
-    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId, boundDeviceLookup(store));
+    const prepared = prepareImport(records, now, (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId, boundDevices(store));
     // A record that is a stored device, by its id or by its binding (the same driver and address,
     // for the same kind), takes that device over (its name, owner, binding and state): never silently.
     const byBinding = new Set(prepared.sameBinding.map((m) => m.id));

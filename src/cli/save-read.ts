@@ -9,7 +9,7 @@ import type { DeviceKind } from '../domain/vocabulary.ts';
 import type { Store } from '../store/store.ts';
 import type { CliIo } from './modbus-args.ts';
 import { describeBinding } from '../domain/binding-identity.ts';
-import { boundDeviceLookup } from './import.ts';
+import { boundDevices } from './import.ts';
 
 export interface ReadDevice {
   kind: DeviceKind;
@@ -38,7 +38,7 @@ export function saveReadDevice(store: Store, device: ReadDevice, io: CliIo, upda
     ...(stateKey ? { [stateKey]: stamped } : {}),
   };
   const now = Date.now();
-  const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind, undefined, boundDeviceLookup(store));
+  const prepared = prepareImport([record], now, (id) => store.devices.get(id)?.kind, undefined, boundDevices(store));
   const saved = prepared.devices[0]!;
   const existing = prepared.sameBinding.length > 0 ? store.devices.get(saved.id) : undefined;
   if (existing && !update) {

@@ -51,7 +51,7 @@ export async function runScan(args: string[], io: CliIo): Promise<number> {
     if (http.length > 0) {
       io.out(`found ${http.length} HTTP device(s) at ${target}:`);
       for (const device of http) io.out(`  ${device.definition.type}  ${device.model ?? ''} ${device.serial ?? ''}${device.certificate ? `  certificate SHA-256 ${device.certificate.sha256}` : ''}`);
-      io.out(`add one with: npm run hub -- devices add --user USER --host ${address['host']}${httpPort !== undefined ? ` --http-port ${httpPort}` : ''} (see docs/drivers-http.md for the token or password)`);
+      io.out(`add one with: npm run hub -- devices add --user USER --host ${address['host']}${httpPort !== undefined ? ` --http-port ${httpPort}` : ''} (see docs/drivers-http.md for the token or password: --token-file or --password-file)`);
       return 0;
     }
   }

@@ -12,6 +12,19 @@ const LOCATION = '6f1c0e56-2d1b-4c55-9a0e-4a4f3b2a9d01';
 const CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c01';
 const CARPORT_CHARGER = '4b9a6e5c-be8f-4dbc-9f7c-5e6f7a8b9c02';
 
+/** The demo's devices that are parts of its household's balance (src/sim/demo-household.ts), by id. */
+export const DEMO_IDS = {
+  garageBattery: '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e01',
+  cellarBattery: '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e02',
+  roofInverter: '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01',
+  carportInverter: '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f02',
+  gardenInverter: '1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f03',
+  gridMeter: '2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a01',
+  drivewayCharger: CHARGER,
+  carportCharger: CARPORT_CHARGER,
+  tariff: '6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01',
+} as const;
+
 /** `drivers` binds the battery, PV inverters and meter to running simulators (npm start). */
 export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[] {
   const at = (minutesAgo: number) => formatTimestamp(nowMs - minutesAgo * 60_000 - (nowMs % 1000));
@@ -20,31 +33,31 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
   });
   return [
     {
-      kind: 'battery', ...base('0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e01', 1),
+      kind: 'battery', ...base(DEMO_IDS.garageBattery, 1),
       driver: drivers.froniusBattery,
       staticData: { vendor: 'FRONIUS', name: 'Garage battery', model: 'BYD Battery-Box Premium HVS 10.2', siteName: 'Home', batteryCapacity: 10.24 },
       chargeState: { lastUpdated: at(1), mode: 'SELF_CONSUMPTION', chargeRate: 2.35, stateOfCharge: 64, chargeLimitMin: 10, chargeLimitMax: 100, maxChargeRate: 5.1, maxDischargeRate: 5.1, chargingState: 'CHARGING' },
     },
     {
-      kind: 'battery', ...base('0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e02', 3),
+      kind: 'battery', ...base(DEMO_IDS.cellarBattery, 3),
       driver: drivers.huaweiBattery,
       staticData: { vendor: 'HUAWEI', name: 'Cellar battery', model: 'LUNA2000-5-S0', siteName: 'Home', batteryCapacity: 5 },
       chargeState: { lastUpdated: at(3), mode: 'AUTO', chargeRate: -0.8, stateOfCharge: 41, chargeLimitMin: 5, chargeLimitMax: 95, maxChargeRate: 2.5, maxDischargeRate: 2.5, chargingState: 'DISCHARGING' },
     },
     {
-      kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f01', 1),
+      kind: 'pvInverter', ...base(DEMO_IDS.roofInverter, 1),
       driver: drivers.froniusInverter,
       staticData: { vendor: 'FRONIUS', name: 'Roof south', model: 'Symo GEN24 10.0 Plus', siteName: 'Home' },
       powerState: { lastUpdated: at(1), state: 'PRODUCING', solarPower: 4.83 },
     },
     {
-      kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f02', 2),
+      kind: 'pvInverter', ...base(DEMO_IDS.carportInverter, 2),
       driver: drivers.smaInverter,
       staticData: { vendor: 'SMA', name: 'Carport', model: 'Sunny Tripower 8.0', siteName: 'Home' },
       powerState: { lastUpdated: at(2), state: 'PRODUCING', solarPower: 2.11 },
     },
     {
-      kind: 'meter', ...base('2f7e4c3a-9c6d-4b9a-9d5a-3c4d5e6f7a01', 1),
+      kind: 'meter', ...base(DEMO_IDS.gridMeter, 1),
       driver: drivers.froniusMeter,
       staticData: { vendor: 'FRONIUS', name: 'Grid connection point', model: 'Smart Meter TS 65A-3', siteName: 'Home' },
     },
@@ -86,7 +99,7 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
       image: drawCar([40, 90, 160]).toString('base64'),
     },
     {
-      kind: 'tariff', ...base('6dbc8a7e-da8b-4fde-9b9e-7a8b9cadbe01', 15), driver: drivers.tariff,
+      kind: 'tariff', ...base(DEMO_IDS.tariff, 15), driver: drivers.tariff,
       staticData: { vendor: 'TIBBER', countryCode: 'DE', name: 'Dynamic hourly price', currency: 'EUR', lastUpdated: at(15) },
     },
     ...httpDevices(base, drivers),
@@ -102,7 +115,7 @@ function httpDevices(base: (id: string, minutesAgo: number) => Record<string, un
   const out: unknown[] = [];
   if (drivers.enphase) {
     out.push({
-      kind: 'pvInverter', ...base('1e6d3b2f-8b5c-4a8f-8c4f-2b3c4d5e6f03', 1), driver: drivers.enphase,
+      kind: 'pvInverter', ...base(DEMO_IDS.gardenInverter, 1), driver: drivers.enphase,
       staticData: { vendor: 'ENPHASE', name: 'Garden house', model: 'IQ Gateway with 12 IQ8M', siteName: 'Home' },
       powerState: { state: 'IDLE', solarPower: 0 },
     }, {

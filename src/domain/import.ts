@@ -9,9 +9,9 @@ import {
 } from './schemas.ts';
 import { DEVICE_KINDS, HVAC_TYPES, type DeviceKind } from './vocabulary.ts';
 import { CHARGER_BINDING, STATE_KEY, canonicalBinding, type DeviceRecord, type DriverBinding } from './device.ts';
-import { bindingIdentity } from './binding-identity.ts';
+import { NO_DEFAULTS, identityWith, type IdentityOf } from './binding-identity.ts';
 import { chargerBindingProblems } from './bindings.ts';
-import { OCPP_BINDING, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
+import { OCPP_BINDING, hasOcppPassword, ocppBindingProblems, splitOcppBinding } from './ocpp-binding.ts';
 import { normalizeTimestamp, parseTimestamp, wholeSeconds } from './time.ts';
 import { isPng } from './png.ts';
 import { toValidationErrors } from './validation.ts';
@@ -69,15 +69,26 @@ export interface PreparedImport {
 
 type Parsed = Record<string, any>;
 
+/** How the import tells that a binding reaches a device already bound: the rule, and the stored devices. */
+export interface BoundDevices {
+  /** bindingIdentity with the driver definitions' defaults (src/binding-defaults.ts). */
+  identityOf: IdentityOf;
+  /** The stored device with this identity, if any. */
+  deviceAt(identity: string): string | undefined;
+}
+
+/** No stored device, and bindings compared as written (for callers that know no definitions). */
+const NONE_BOUND: BoundDevices = { identityOf: identityWith(NO_DEFAULTS), deviceAt: () => undefined };
+
 /**
  * Checks every record and turns them into device records; throws ImportError listing all problems.
- * `ocppOwner` names the device that holds a charge point id already, if any; `boundDevice` the
- * stored device a binding reaches already (by `bindingIdentity`), if any: a record bound to it
- * takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
+ * `ocppOwner` names the device that holds a charge point id already, if any; `bound` the stored
+ * device a binding reaches already (by `bindingIdentity`, defaults applied), if any: a record bound
+ * to it takes its id (the caller decides whether that update may happen) and is listed in `sameBinding`.
  */
 export function prepareImport(
   input: unknown, nowMs: number, existingKind: (id: string) => DeviceKind | undefined, ocppOwner: (chargePointId: string) => string | undefined = () => undefined,
-  boundDevice: (identity: string) => string | undefined = () => undefined,
+  bound: BoundDevices = NONE_BOUND,
 ): PreparedImport {
   const problems: ImportProblem[] = [];
   if (!Array.isArray(input)) throw new ImportError([{ index: -1, field: '(file)', message: 'must be a JSON array of device records' }]);
@@ -86,7 +97,7 @@ export function prepareImport(
   const seen = new Map<string, number>();
   const chargePoints = new Map<string, number>();
   const ocppCredentials: ImportedOcppCredential[] = [];
-  const bound = new Map<string, number>();
+  const inFile = new Map<string, number>();
   const sameBinding: PreparedImport['sameBinding'] = [];
 
   input.forEach((raw: unknown, index) => {
@@ -103,13 +114,13 @@ export function prepareImport(
     let id = typeof givenId === 'string' ? givenId.toLowerCase() : randomUUID();
     // Two records (or a record and a stored device) bound to the same device are one device.
     const driver = (raw as { driver?: unknown }).driver;
-    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bindingIdentity(kind as DeviceKind, driver as DriverBinding) : null;
+    const identity = isObject(driver) && typeof driver['type'] === 'string' ? bound.identityOf(kind as DeviceKind, driver as DriverBinding) : null;
     if (identity !== null) {
-      const first = bound.get(identity);
+      const first = inFile.get(identity);
       // An OCPP charger's charge point id is checked below, in its own words: not said twice.
       if (first !== undefined && !(isObject(driver) && driver['type'] === OCPP_BINDING)) problems.push({ index, field: 'driver', message: `reaches the same ${kind} as record ${first} (same driver and address)` });
-      else bound.set(identity, index);
-      const owner = boundDevice(identity);
+      else inFile.set(identity, index);
+      const owner = bound.deviceAt(identity);
       if (owner !== undefined && owner !== id) {
         id = owner;
         sameBinding.push({ index, id });
@@ -126,7 +137,8 @@ export function prepareImport(
     }
     let ocppOk = true;
     if (isObject(driver) && driver['type'] === OCPP_BINDING) {
-      const ocpp = ocppBindingProblems(kind as DeviceKind, driver);
+      // A record of a plain export has no password: the charger waits for it (hub devices secret).
+      const ocpp = ocppBindingProblems(kind as DeviceKind, driver, { passwordOptional: true });
       problems.push(...ocpp.map((p) => ({ index, field: `driver.${p.field}`, message: p.message })));
       ocppOk = ocpp.length === 0;
       const chargePointId = driver['chargePointId'];
@@ -142,9 +154,14 @@ export function prepareImport(
     if (missingModel) problems.push({ index, ...missingModel });
     if (!result.success || !ocppOk || missingModel) return;
     if (hasOcppBinding(result.data)) {
-      const split = splitOcppBinding((result.data as Parsed)['driver']);
-      (result.data as Parsed)['driver'] = split.binding;
-      ocppCredentials.push({ chargePointId: String(split.binding['chargePointId']), deviceId: id, passwordHash: split.passwordHash });
+      const driver = (result.data as Parsed)['driver'];
+      const chargePointId = String(driver['chargePointId']);
+      // Without a password, a charger this device holds already keeps the one it has.
+      if (hasOcppPassword(driver) || ocppOwner(chargePointId) !== id) {
+        const split = splitOcppBinding(driver);
+        (result.data as Parsed)['driver'] = split.binding;
+        ocppCredentials.push({ chargePointId, deviceId: id, passwordHash: split.passwordHash });
+      }
     }
     const record = result.data as Parsed;
     if (record['image'] !== undefined) {

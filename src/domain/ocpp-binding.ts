@@ -2,10 +2,11 @@
 // `{"type": "ocpp", "chargePointId": "...", "password": "..."}`, checked alike by the import, the
 // configuration file and the pairing page. The password never stays in the binding: it is hashed into
 // the store's OCPP credentials, and the stored binding keeps the charge point id and the settings.
-// An export gives `passwordHash` instead, which an import takes back as it is.
+// An export sealed with a passphrase carries `passwordHash` instead, which an import takes back as it
+// is; a plain export carries neither (the hash of an installer's password is guessable offline).
 import type { DriverBinding } from './device.ts';
 import type { ValidationError } from './validation.ts';
-import { PASSWORD_PATTERN, PASSWORD_RULE, hashPassword, isPasswordHash } from './ocpp-password.ts';
+import { NO_PASSWORD, PASSWORD_PATTERN, PASSWORD_RULE, hashPassword, isPasswordHash } from './ocpp-password.ts';
 import type { DeviceKind } from './vocabulary.ts';
 
 export const OCPP_BINDING = 'ocpp';
@@ -47,7 +48,7 @@ export function ocppSettings(binding: DriverBinding): OcppSettings {
 }
 
 /** What is wrong with an `ocpp` binding on a device of this kind; fields are relative to the binding. No message repeats a password. */
-export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, unknown>): BindingProblem[] {
+export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, unknown>, options: { passwordOptional?: boolean } = {}): BindingProblem[] {
   const problems: BindingProblem[] = [];
   if (kind !== 'charger') problems.push({ field: 'type', message: `a ${kind} cannot be bound over OCPP: "${OCPP_BINDING}" binds a charger` });
   const id = binding['chargePointId'];
@@ -58,8 +59,9 @@ export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, un
   const password = binding['password'];
   const hash = binding['passwordHash'];
   if (password !== undefined && hash !== undefined) problems.push({ field: 'passwordHash', message: 'give password or passwordHash, not both' });
-  else if (password === undefined && hash === undefined) problems.push({ field: 'password', message: 'is required: the password the charger authenticates with' });
-  else if (password !== undefined && (typeof password !== 'string' || !PASSWORD_PATTERN.test(password))) problems.push({ field: 'password', message: PASSWORD_RULE });
+  else if (password === undefined && hash === undefined) {
+    if (!options.passwordOptional) problems.push({ field: 'password', message: 'is required: the password the charger authenticates with' });
+  } else if (password !== undefined && (typeof password !== 'string' || !PASSWORD_PATTERN.test(password))) problems.push({ field: 'password', message: PASSWORD_RULE });
   else if (hash !== undefined && (typeof hash !== 'string' || !isPasswordHash(hash))) problems.push({ field: 'passwordHash', message: 'must be a password hash as the hub exports it (scrypt$N$r$p$salt$hash)' });
   const idTags = binding['idTags'];
   if (idTags !== undefined && (!Array.isArray(idTags) || idTags.length > 100 || !idTags.every((t) => typeof t === 'string' && ID_TAG_PATTERN.test(t)))) {
@@ -73,8 +75,21 @@ export function ocppBindingProblems(kind: DeviceKind, binding: Record<string, un
   return problems;
 }
 
-/** A checked OCPP binding split into what is stored with the device and the password's hash. */
+/**
+ * A checked OCPP binding split into what is stored with the device and the password's hash. A
+ * binding with neither (a record of a plain export, which leaves the hash out) gets NO_PASSWORD:
+ * the charger is refused until it is given its password again (`hub devices secret ID password`),
+ * and its charge point id stays its own meanwhile.
+ */
 export function splitOcppBinding(binding: DriverBinding): { binding: DriverBinding; passwordHash: string } {
   const { password, passwordHash, ...stored } = binding;
-  return { binding: stored as DriverBinding, passwordHash: typeof passwordHash === 'string' ? passwordHash : hashPassword(String(password)) };
+  return {
+    binding: stored as DriverBinding,
+    passwordHash: typeof passwordHash === 'string' ? passwordHash : typeof password === 'string' ? hashPassword(password) : NO_PASSWORD,
+  };
+}
+
+/** Whether an OCPP binding carries its password (or its hash). */
+export function hasOcppPassword(binding: Record<string, unknown>): boolean {
+  return binding['password'] !== undefined || binding['passwordHash'] !== undefined;
 }

@@ -21,6 +21,12 @@ const HASH_PATTERN = /^scrypt\$(\d+)\$(\d+)\$(\d+)\$([A-Za-z0-9+/]+={0,2})\$([A-
 export const PASSWORD_PATTERN = /^[\x21-\x7e]{16,40}$/;
 export const PASSWORD_RULE = 'must be 16 to 40 printable ASCII characters without spaces (the OCPP 1.6 security whitepaper\'s AuthorizationKey)';
 
+/**
+ * The stored "hash" of a charger imported from a plain export, which leaves the hash out: no password
+ * matches it (it is no scrypt hash), and `hub devices secret ID password` replaces it.
+ */
+export const NO_PASSWORD = 'none';
+
 export function generatePassword(): string {
   return randomBytes(16).toString('hex');
 }
@@ -61,13 +67,3 @@ export function verifyPasswordSync(password: string, stored: string): boolean {
   const derived = scryptSync(password, Buffer.from(match[4]!, 'base64'), expected.length, { N: Number(match[1]), r: Number(match[2]), p: Number(match[3]), maxmem: MAXMEM });
   return timingSafeEqual(derived, expected);
 }
-
-/**
- * A hash no password matches, checked against when the identity is unknown: the refusal then takes
- * as long as a wrong password's, and does not tell which charge point ids exist.
- */
-export function unknownIdentityHash(): string {
-  unknownHash ??= hashPassword(randomBytes(24).toString('hex'));
-  return unknownHash;
-}
-let unknownHash: string | undefined;

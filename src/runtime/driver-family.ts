@@ -46,6 +46,7 @@ export interface RunningFamily {
   readonly stopsBeforeServer?: boolean;
   /** Takes a WebSocket upgrade on the hub's port when it is the family's; false when it is not. */
   handleUpgrade?(request: IncomingMessage, socket: Duplex, head: Buffer): boolean;
-  /** Registers the family's metrics (and what it tells the health monitor). */
-  watch?(metrics: MetricsRegistry, health: HealthMonitor, now: () => number): void;
+  /** Registers the family's metrics (and what it tells the health monitor); `monoNow` reads the
+   * monotonic clock, the one progress is measured on. */
+  watch?(metrics: MetricsRegistry, health: HealthMonitor, monoNow: () => number): void;
 }

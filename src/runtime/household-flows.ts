@@ -10,10 +10,10 @@ export interface HouseholdFlows {
   batteryKw?: number;
   /** Mean charge level of the batteries, %. */
   batterySoc?: number;
-  /** What chargers (else cars) draw. */
+  /** What online chargers draw, and cars that no charger of the household serves (each car once). */
   carKw?: number;
   carSoc?: number;
-  /** PV + grid − battery: everything behind the grid meter that is not the battery, the car included. */
+  /** PV + grid − battery − car: what the house itself draws (never below 0). */
   homeKw?: number;
   /** The price in force, currency per kWh. */
   price?: number;
@@ -53,14 +53,18 @@ export function householdFlows(devices: readonly DeviceRecord[]): HouseholdFlows
   const batteryKw = sum(batteries.map((d) => number(d.state, 'chargeRate')));
   const chargers = of('charger');
   const vehicles = of('vehicle');
-  const carKw = chargers.length > 0 ? sum(chargers.map((d) => number(d.state, 'chargeRate'))) : sum(vehicles.map((d) => number(d.state, 'chargeRate')));
+  // A car whose binding names one of the household's chargers is counted in that charger's power
+  // (the charger measures what the car takes); only a car no charger serves counts its own rate.
+  const chargerIds = new Set(devices.filter((d) => d.kind === 'charger').map((d) => d.id));
+  const unserved = vehicles.filter((v) => !(typeof v.driver?.['chargerId'] === 'string' && chargerIds.has(v.driver['chargerId'])));
+  const carKw = sum([...chargers, ...unserved].map((d) => number(d.state, 'chargeRate')));
   set('pvKw', pvKw);
   set('gridKw', gridKw);
   set('batteryKw', batteryKw);
   set('batterySoc', mean(batteries.map((d) => number(d.state, 'stateOfCharge'))), 1);
   set('carKw', carKw);
   set('carSoc', mean(vehicles.map((d) => number(d.state, 'stateOfCharge'))), 1);
-  if (gridKw !== undefined || pvKw !== undefined) set('homeKw', Math.max(0, (pvKw ?? 0) + (gridKw ?? 0) - (batteryKw ?? 0)));
+  if (gridKw !== undefined || pvKw !== undefined) set('homeKw', Math.max(0, (pvKw ?? 0) + (gridKw ?? 0) - (batteryKw ?? 0) - (carKw ?? 0)));
   set('price', mean(of('tariff').map((d) => number(d.state, 'pricePerKwh'))), 4);
   return flows;
 }

@@ -2,11 +2,17 @@
 // the devices' live values (kept here from the hub's events, not read from the store), averaged over
 // the 5 minutes, and the point handed to the store, which keeps 48 hours in memory and writes them in
 // batches with the telemetry (src/store/household-series.ts).
+//
+// Dates (issue 33): a sample is taken on the monotonic clock. While the wall clock is known to be
+// wrong (ClockWatch not trusted: 1970, or behind the hub's own newest stored time) samples wait
+// undated and are dated once it is set (ClockWatch.wallAt), so no point carries a wrong time and
+// none is lost. A step closes the 5 minutes under way: a point never mixes samples of two clocks.
 import type { Logger } from 'pino';
 import type { DeviceRecord } from '../domain/device.ts';
-import type { Clock } from '../domain/time.ts';
+import { monotonicMs, type Clock } from '../domain/time.ts';
 import type { Store } from '../store/store.ts';
-import { POINT_MS, type HouseholdPoint } from '../store/household-series.ts';
+import { POINT_MS, SERIES_WINDOW_MS, type HouseholdPoint } from '../store/household-series.ts';
+import type { ClockWatch } from './clock-watch.ts';
 import type { HubEvents } from './events/hub-events.ts';
 import { householdFlows, type HouseholdFlows } from './household-flows.ts';
 
@@ -26,10 +32,12 @@ interface Bucket {
 export class HouseholdSeries {
   private readonly devices = new Map<string, DeviceRecord>();
   private readonly buckets = new Map<string, Bucket>();
+  /** Samples taken while the clock was not set, per user, by their monotonic time. */
+  private readonly undated = new Map<string, { monoMs: number; flows: HouseholdFlows }[]>();
   private off: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: { store: Store; events: HubEvents; clock: Clock; log: Logger }) {}
+  constructor(private readonly deps: { store: Store; events: HubEvents; clock: Clock; log: Logger; clockWatch?: ClockWatch }) {}
 
   start(): void {
     for (const device of this.deps.store.devices.all()) this.devices.set(device.id, device);
@@ -40,11 +48,29 @@ export class HouseholdSeries {
     });
     this.timer = setInterval(() => this.sample(), SAMPLE_MS);
     this.timer.unref();
+    this.deps.clockWatch?.on('step', this.onStep);
+    this.deps.clockWatch?.on('trusted', this.onTrusted);
   }
+
+  /** The clock stepped: the 5 minutes under way end with the samples of the clock before. */
+  private readonly onStep = (): void => {
+    for (const userId of [...this.buckets.keys()]) this.close(userId);
+  };
+
+  /** The clock is set: the samples that waited are dated and become points. */
+  private readonly onTrusted = (): void => {
+    const watch = this.deps.clockWatch!;
+    for (const [userId, samples] of this.undated) {
+      for (const { monoMs, flows } of samples) this.add(userId, watch.wallAt(monoMs), flows);
+    }
+    this.undated.clear();
+  };
 
   /** Stops sampling and hands over the points of the 5 minutes under way (with a last sample), so a restart keeps them. */
   stop(): void {
     if (this.timer) this.sample();
+    this.deps.clockWatch?.off('step', this.onStep);
+    this.deps.clockWatch?.off('trusted', this.onTrusted);
     this.off?.();
     this.off = undefined;
     if (this.timer) clearInterval(this.timer);
@@ -59,29 +85,41 @@ export class HouseholdSeries {
 
   /** Takes one sample of every household; a sample in new 5 minutes closes the point before. */
   sample(): void {
-    const nowMs = this.deps.clock.now();
-    const startMs = Math.floor(nowMs / POINT_MS) * POINT_MS;
     const users = new Set([...this.devices.values()].map((d) => d.userId));
-    for (const userId of users) {
-      let bucket = this.buckets.get(userId);
-      if (bucket && bucket.startMs !== startMs) {
-        this.close(userId);
-        bucket = undefined;
+    const watch = this.deps.clockWatch;
+    if (watch && !watch.trusted) {
+      const monoMs = monotonicMs(this.deps.clock);
+      for (const userId of users) {
+        let samples = this.undated.get(userId);
+        if (!samples) this.undated.set(userId, (samples = []));
+        samples.push({ monoMs, flows: this.flowsOf(userId) });
       }
-      if (!bucket) {
-        bucket = { startMs, sums: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, counts: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, batterySoc: null, price: null };
-        this.buckets.set(userId, bucket);
-      }
-      const flows = this.flowsOf(userId);
-      for (const key of MEANS) {
-        const value = flows[key];
-        if (value === undefined) continue;
-        bucket.sums[key] += value;
-        bucket.counts[key]++;
-      }
-      if (flows.batterySoc !== undefined) bucket.batterySoc = flows.batterySoc;
-      if (flows.price !== undefined) bucket.price = flows.price;
+      return;
     }
+    const nowMs = this.deps.clock.now();
+    for (const userId of users) this.add(userId, nowMs, this.flowsOf(userId));
+  }
+
+  /** Adds a user's sample taken at `atMs` (wall time) to its 5 minutes, closing the point before. */
+  private add(userId: string, atMs: number, flows: HouseholdFlows): void {
+    const startMs = Math.floor(atMs / POINT_MS) * POINT_MS;
+    let bucket = this.buckets.get(userId);
+    if (bucket && bucket.startMs !== startMs) {
+      this.close(userId);
+      bucket = undefined;
+    }
+    if (!bucket) {
+      bucket = { startMs, sums: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, counts: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, batterySoc: null, price: null };
+      this.buckets.set(userId, bucket);
+    }
+    for (const key of MEANS) {
+      const value = flows[key];
+      if (value === undefined) continue;
+      bucket.sums[key] += value;
+      bucket.counts[key]++;
+    }
+    if (flows.batterySoc !== undefined) bucket.batterySoc = flows.batterySoc;
+    if (flows.price !== undefined) bucket.price = flows.price;
   }
 
   private close(userId: string): void {
@@ -95,7 +133,9 @@ export class HouseholdSeries {
     };
     if (Object.values(point).every((v, i) => i === 0 || v === null)) return; // nothing known: no point
     try {
-      this.deps.store.householdSeries.add(userId, point);
+      // Pruned from a trusted clock only (a clock known to be wrong deletes nothing measured).
+      const trusted = !this.deps.clockWatch || this.deps.clockWatch.trusted;
+      this.deps.store.householdSeries.add(userId, point, trusted ? this.deps.clock.now() - SERIES_WINDOW_MS : undefined);
     } catch (err) {
       // A card that refuses keeps the point in memory for the next batch (the store reported it).
       if (!this.deps.store.storage.report(err)) this.deps.log.error({ err: { type: (err as Error).name, message: (err as Error).message } }, 'a household point could not be written');

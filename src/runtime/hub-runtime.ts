@@ -10,6 +10,7 @@ import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
 import { DeviceUnreachableError, type Runtime } from './live.ts';
 import type { FamilyRuntime } from './driver-family.ts';
+import { unboundReason } from './unbound-reason.ts';
 
 export interface HubRuntimeParts {
   /** The runtimes of the families this configuration built, in the order they are asked. */
@@ -24,9 +25,21 @@ export interface HubRuntimeParts {
 export class HubRuntime implements Runtime {
   constructor(private readonly parts: HubRuntimeParts) {}
 
-  /** Why the device is offline, when its family keeps a reason (HTTP: credentials refused, certificate changed); the others only know silence. */
+  /**
+   * Why the device is offline, when its family keeps a reason (HTTP: credentials refused, certificate
+   * changed; the others only know silence), or when no family drives it at all: no binding, a car
+   * reached only through its charger, a binding no driver here runs.
+   */
   offlineReason(device: DeviceRecord): string | undefined {
-    return this.parts.families.find((f) => f.handles(device))?.offlineReason?.(device.id);
+    const family = this.parts.families.find((f) => f.handles(device));
+    if (family) return family.offlineReason?.(device.id);
+    return unboundReason(device) ?? this.noDriverReason(device);
+  }
+
+  private noDriverReason(device: DeviceRecord): string | undefined {
+    if (device.driver === null) return undefined;
+    return this.parts.brokerConfigured ? `no driver of this hub runs bindings of type "${device.driver.type}"`
+      : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
   }
 
   refresh(device: DeviceRecord): Promise<DeviceRecord> {
@@ -36,9 +49,7 @@ export class HubRuntime implements Runtime {
     // vehicle bound only to the charger it charges at has nothing of its own to read either. A
     // binding that no driver here runs reaches nothing: its stored data is no live read.
     if (device.driver === null || device.driver.type === CHARGER_BINDING) return Promise.resolve(device);
-    const why = this.parts.brokerConfigured ? `no driver of this hub runs bindings of type "${device.driver.type}"`
-      : `no driver of this hub runs bindings of type "${device.driver.type}" (MQTT drivers need a broker: mqtt.url)`;
-    return Promise.reject(new DeviceUnreachableError(device.id, why));
+    return Promise.reject(new DeviceUnreachableError(device.id, this.noDriverReason(device)!));
   }
 
   offers(device: DeviceRecord): ReadonlyMap<CommandType, CommandShape> {

@@ -156,7 +156,9 @@ export function hvacDetail(device: DeviceRecord, offersOf: OffersOf = () => NO_O
   set(out, 'climateState', liveObject(device, {
     mode: () => mode,
     isActive: () => (mode === undefined ? undefined : mode !== 'OFF'),
-    temperatureCurrent: ['roomTemperature', 'waterTemperature'],
+    // A hot-water unit's temperature is its tank's, even when its driver also reads a room sensor
+    // (ESPAltherma publishes both for one Altherma).
+    temperatureCurrent: device.hvacType === 'DHW' ? ['waterTemperature', 'roomTemperature'] : ['roomTemperature', 'waterTemperature'],
     temperatureOutside: ['outsideTemperature'],
     temperatureTargets: (state) => temperatureTargets(device, state, mode),
   }));
@@ -168,7 +170,8 @@ const NO_OFFERS: Offers = new Map();
 
 function temperatureTargets(device: DeviceRecord, state: Json, mode: string | undefined): Json[] | undefined {
   const targets: Json[] = [];
-  const setpoint = [state['targetTemperature'], state['waterTargetTemperature']].find((v) => typeof v === 'number');
+  const setpoints = device.hvacType === 'DHW' ? [state['waterTargetTemperature'], state['targetTemperature']] : [state['targetTemperature'], state['waterTargetTemperature']];
+  const setpoint = setpoints.find((v) => typeof v === 'number');
   const heatsOnly = device.hvacType !== 'AC';
   const setpointMode = heatsOnly ? 'HEAT' : mode !== undefined && mode !== 'OFF' ? mode : undefined;
   if (typeof setpoint === 'number' && setpointMode) targets.push({ mode: setpointMode, temperature: setpoint });

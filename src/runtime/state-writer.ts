@@ -67,14 +67,17 @@ export class StateWriter {
       if (key !== 'lastUpdated' && !mapped.includes(key)) kept[key] = value;
     }
     const next = { ...kept, ...values };
-    // Unchanged values write nothing, except the first time a device is read: a sleeping inverter or
-    // a battery at a constant charge must still show when it was measured.
-    if (valuesJson(next) === last.valuesJson && last.lastUpdatedMs !== null) {
-      if (!last.isOnline) this.pending.set(id, { kind: 'online', isOnline: true });
-      return;
-    }
     // Whole seconds, the API's timestamp style; the stamp and the column always agree.
     const stampMs = Math.floor(nowMs / 1000) * 1000;
+    // Unchanged values write nothing, except the first time a device is read: a sleeping inverter or
+    // a battery at a constant charge must still show when it was measured. The read still confirms
+    // them now: lastUpdated moves in memory (devices.confirmLive), and reaches the card with the
+    // device's next change (decisions §4), so it never shows a time from before a step of the clock.
+    if (valuesJson(next) === last.valuesJson && last.lastUpdatedMs !== null) {
+      if (!last.isOnline) this.pending.set(id, { kind: 'online', isOnline: true });
+      if (stampMs > (last.lastUpdatedMs ?? 0) || stampMs < last.lastUpdatedMs - 1000) this.confirm(id, last, stampMs);
+      return;
+    }
     this.pending.set(id, { kind: 'state', state: { lastUpdated: formatTimestamp(stampMs), ...next }, isOnline: true, lastUpdatedMs: stampMs });
   }
 
@@ -171,6 +174,20 @@ export class StateWriter {
       const latest = this.latest(id);
       if (latest) this.devices.keepLive(id, latest.state, latest.isOnline, latest.lastUpdatedMs);
     }
+  }
+
+  /** Moves the stamp of unchanged values, in the batch waiting or in what readers see. */
+  private confirm(id: string, last: Written, stampMs: number): void {
+    const state = { ...last.state, lastUpdated: formatTimestamp(stampMs) };
+    const pending = this.pending.get(id);
+    if (pending?.kind === 'state') {
+      pending.state = state;
+      pending.lastUpdatedMs = stampMs;
+      return;
+    }
+    last.state = state;
+    last.lastUpdatedMs = stampMs;
+    this.devices.confirmLive(id, state, true, stampMs); // a read answered: the device is reached
   }
 
   /** The state last written or about to be (what a command confirmation compares with). */

@@ -3,11 +3,18 @@
 // meter's import counter at each hour's start (one row per meter and hour: the flash budget of the
 // telemetry is kept). Then it works out a tariff's consumption: the household's grid import per hour
 // times the price in force (decisions §5).
+//
+// Dates (issue 33): nothing is recorded while the wall clock is known to be wrong (1970 on a fresh
+// image): a price would be in force from 1970 and shown as the current one after the sync. Once the
+// clock is set, each tariff's current price is recorded from then. The first counter of a meter after
+// a step of the clock is marked (clock_step): the hour ending there spans time the clock did not
+// measure, and is left out of the consumption rather than booked multiplied or on the wrong day.
 import type { DeviceRecord } from '../domain/device.ts';
-import { formatTimestamp } from '../domain/time.ts';
+import { formatTimestamp, systemClock, type Clock } from '../domain/time.ts';
 import type { Store } from '../store/store.ts';
 import type { MeterHour, PriceRow } from '../store/tariff-ledger.ts';
 import type { HubEvents } from './events/hub-events.ts';
+import type { ClockWatch } from './clock-watch.ts';
 
 const QUARTER_MS = 15 * 60_000;
 const HOUR_MS = 60 * 60_000;
@@ -18,21 +25,38 @@ const HOURS_KEPT_MS = 400 * 24 * HOUR_MS;
 
 export class TariffLedger {
   private off: (() => void) | undefined;
+  /** Meters whose next counter is the first since a step of the clock. */
+  private readonly stepped = new Set<string>();
 
-  constructor(private readonly store: Store, private readonly events: HubEvents) {}
+  constructor(private readonly store: Store, private readonly events: HubEvents, private readonly clockWatch?: ClockWatch, private readonly clock: Clock = systemClock) {}
 
   start(): void {
     this.off = this.events.on((event) => {
       if (event.type !== 'update') return;
+      if (this.clockWatch && !this.clockWatch.trusted) return;
       if (event.device.kind === 'tariff') this.priceSeen(event.device, event.atMs);
       else if (event.device.kind === 'meter') this.counterSeen(event.device, event.atMs);
     });
+    this.clockWatch?.on('step', this.onStep);
+    this.clockWatch?.on('trusted', this.onTrusted);
   }
 
   stop(): void {
     this.off?.();
     this.off = undefined;
+    this.clockWatch?.off('step', this.onStep);
+    this.clockWatch?.off('trusted', this.onTrusted);
   }
+
+  private readonly onStep = (): void => {
+    for (const meter of this.store.devices.all()) if (meter.kind === 'meter') this.stepped.add(meter.id);
+  };
+
+  /** The clock is set: each tariff's price now is in force from now (none was recorded before). */
+  private readonly onTrusted = (): void => {
+    const nowMs = this.clock.now();
+    for (const tariff of this.store.devices.all()) if (tariff.kind === 'tariff') this.priceSeen(tariff, nowMs);
+  };
 
   /** A price differing from the last one recorded is in force from the quarter hour it came in. */
   priceSeen(tariff: DeviceRecord, atMs: number): void {
@@ -47,7 +71,8 @@ export class TariffLedger {
   counterSeen(meter: DeviceRecord, atMs: number): void {
     const counter = meter.state?.['energyImported'];
     if (typeof counter !== 'number' || !Number.isFinite(counter)) return;
-    this.store.tariffLedger.recordHour(meter.id, Math.floor(atMs / HOUR_MS) * HOUR_MS, counter, atMs - HOURS_KEPT_MS);
+    const added = this.store.tariffLedger.recordHour(meter.id, Math.floor(atMs / HOUR_MS) * HOUR_MS, counter, atMs - HOURS_KEPT_MS, this.stepped.has(meter.id));
+    if (added) this.stepped.delete(meter.id);
   }
 }
 
@@ -83,7 +108,8 @@ export interface ConsumptionPage {
 
 /**
  * A page of hourly consumption, newest first: an hour whose start and end counters are both known
- * gives energy = end − start (a counter that went back is a meter swap: that hour is left out) and
+ * gives energy = end − start (a counter that went back is a meter swap, one read first after a step
+ * of the clock spans time the clock did not measure: that hour is left out) and
  * cost = energy × the time-weighted price of the hour's quarters (consumption taken as even within
  * the hour; the counter is read once an hour). An hour without a known price has no cost.
  */
@@ -105,7 +131,8 @@ export function consumptionPage(hours: readonly MeterHour[], prices: readonly Pr
   for (let i = 0; i + 1 < hours.length; i++) {
     const end = hours[i]!;
     const start = hours[i + 1]!;
-    if (end.hourMs - start.hourMs !== HOUR_MS || end.importKwh < start.importKwh) continue;
+    // Not an hour the counters measure: a gap, a meter swap, or a step of the clock between them.
+    if (end.hourMs - start.hourMs !== HOUR_MS || end.importKwh < start.importKwh || end.clockStep) continue;
     const energy = round(end.importKwh - start.importKwh, 3);
     const entry: ConsumptionPage['content'][number] = { startDate: formatTimestamp(start.hourMs), endDate: formatTimestamp(end.hourMs), consumption: energy };
     const price = meanPrice(prices, start.hourMs);

@@ -67,9 +67,11 @@ export interface VehicleConnector {
   /**
    * The maker's redirect back to the callback URL, with its query (`state`, and `code` or `error`).
    * Resolves the key of the session the login belongs to (its progress now 'loggedIn' or 'failed'),
-   * or undefined when the state belongs to no login in progress (an old or forged link).
+   * or undefined when the state belongs to no login in progress (an old or forged link). `key`: the
+   * session whose login the browser began; a state of another session's login is then left as it
+   * is (undefined), for the browser that did begin it.
    */
-  callback(query: URLSearchParams): Promise<string | undefined>;
+  callback(query: URLSearchParams, key?: string): Promise<string | undefined>;
   /** Forgets the login of session `key` (the car was added, the owner cancelled, the session ended). */
   end(key: string): void;
   /** Stops every login in progress (the hub stops). */

@@ -1,7 +1,9 @@
 // The MQTT side of `npm start`: a broker embedded in the demo process (aedes, a development
 // dependency) and the bridges a real household would run: a go-e charger with the family car plugged
 // in, TeslaMate for that car, ebusd for the Vaillant heating, ESPAltherma for the Daikin, and a
-// price topic for the tariff. Commands submitted in the demo are carried out and confirmed.
+// price topic for the tariff. Commands submitted in the demo are carried out and confirmed. The go-e's
+// power is a term of the household's balance (demo-household.ts), the Tesla follows the go-e it is
+// plugged into (its charge level rises with the energy), and the price changes on the hour.
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
 import type { DriverBinding } from '../domain/device.ts';
@@ -11,6 +13,15 @@ import { EbusdVaillantSim } from './mqtt/ebusd-vaillant-sim.ts';
 import { EspAlthermaSim } from './mqtt/espaltherma-sim.ts';
 import { TariffTopicSim } from './mqtt/tariff-topic-sim.ts';
 import type { MqttDeviceSim } from './mqtt/mqtt-device-sim.ts';
+import type { HouseholdModel } from './household-model.ts';
+import { createDemoHousehold, dayAheadPrice, DRIVEWAY, nextHourMs } from './demo-household.ts';
+
+/** How often the Tesla's charge level follows the energy it took (TeslaMate publishes on a change of a whole percent). */
+const CAR_LEVEL_MS = 5000;
+/** The Tesla's battery, kWh (the demo's Model 3 Long Range). */
+const TESLA_KWH = 75;
+/** ESPAltherma's loop queries and publishes its values every 30 s by default (raomin/ESPAltherma src/setup.h: FREQUENCY 30000). */
+const ESPALTHERMA_MS = 30_000;
 
 /** How the hub reaches the demo's MQTT devices: the same on every start (the topics are fixed). */
 export const DEMO_MQTT_BINDINGS = {
@@ -40,7 +51,7 @@ export function demoMqttListen(value: string | undefined): { host: string; port:
 }
 
 /** Starts the demo broker and bridges; undefined when aedes is not installed (a production install). */
-export async function startDemoMqtt(listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }): Promise<DemoMqtt | undefined> {
+export async function startDemoMqtt(listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 }, household: HouseholdModel = createDemoHousehold()): Promise<DemoMqtt | undefined> {
   let Aedes: typeof import('aedes').Aedes;
   try {
     ({ Aedes } = await import('aedes'));
@@ -68,17 +79,24 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
   const charger = new GoESim(url, '100001');
   const car = new TeslaMateSim(url, '1');
   const heating = new EbusdVaillantSim(url);
-  const hotWater = new EspAlthermaSim(url);
+  // ATTR is not retained: published in the firmware's loop, so a hub that subscribes later hears it.
+  const hotWater = new EspAlthermaSim(url, { intervalMs: ESPALTHERMA_MS });
   const tariff = new TariffTopicSim(url);
   const sims: MqttDeviceSim[] = [charger, car, heating, hotWater, tariff];
   await Promise.all(sims.map((sim) => sim.start()));
+  // A charger that is not connected draws nothing.
+  household.addCharger(DRIVEWAY, () => (charger.client?.connected ? charger.state.powerW : 0));
+  charger.onChange = (state) => void car.followCharger(state).catch(() => {});
   await charger.plugIn();
-  await car.startCharging(11, 16);
-  await tariff.setPrice(0.2874);
+  const following = followCarLevel(household, car, charger);
+  const prices = publishPrices(tariff);
+  await tariff.setPrice(dayAheadPrice(Date.now()));
   return {
     url,
     bindings: DEMO_MQTT_BINDINGS,
     stop: async () => {
+      clearInterval(following);
+      clearTimeout(prices.timer);
       await Promise.all(sims.map((sim) => sim.stop()));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -86,4 +104,31 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
       });
     },
   };
+}
+
+/** The Tesla's charge level rises with the energy its charger gave it; at its charge limit the charger completes. */
+function followCarLevel(household: HouseholdModel, car: TeslaMateSim, charger: GoESim): NodeJS.Timeout {
+  const startLevel = car.state.battery_level;
+  const startWh = household.read().chargerEnergyWh[DRIVEWAY] ?? 0;
+  const timer = setInterval(() => {
+    const level = startLevel + (((household.read().chargerEnergyWh[DRIVEWAY] ?? 0) - startWh) / (TESLA_KWH * 1000)) * 100;
+    void car.chargeLevel(level, charger.state.powerW, TESLA_KWH).catch(() => {});
+    if (level >= car.state.charge_limit_soc) void charger.complete().catch(() => {});
+  }, CAR_LEVEL_MS);
+  timer.unref();
+  return timer;
+}
+
+/** The price in force, published as each hour begins (what evcc republishes from the day-ahead curve). */
+function publishPrices(tariff: TariffTopicSim): { timer: NodeJS.Timeout | undefined } {
+  const handle: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
+  const schedule = () => {
+    handle.timer = setTimeout(() => {
+      void tariff.setPrice(dayAheadPrice(Date.now())).catch(() => {});
+      schedule();
+    }, nextHourMs(Date.now()) - Date.now() + 50);
+    handle.timer.unref();
+  };
+  schedule();
+  return handle;
 }

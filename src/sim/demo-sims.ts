@@ -1,11 +1,13 @@
 // The simulators behind `npm start`: a Fronius installation (inverter, battery, Smart Meter behind
 // one Modbus TCP endpoint, as on a real Datamanager) and an SMA inverter on unit 126, each on a free
 // loopback port, an Enphase IQ Gateway (HTTPS with its own self-signed certificate, pinned in its
-// binding) and a Daikin AC's Wi-Fi adapter (HTTP). A simulated day lasts 30 minutes, so the demo
-// shows the sun rise and set.
+// binding) and a Daikin AC's Wi-Fi adapter (HTTP). All of them read one household (demo-household.ts):
+// each sees its own part of it (its PV array, its battery, the grid at the Smart Meter), so the
+// Smart Meter reads the balance of everything, the chargers included.
 import type { DriverBinding } from '../domain/device.ts';
 import { ModbusSimServer } from './modbus-sim-server.ts';
-import { SiteModel } from './site-model.ts';
+import type { HouseholdModel } from './household-model.ts';
+import { createDemoHousehold } from './demo-household.ts';
 import { sunspecBattery, sunspecInverter, sunspecMeter } from './sunspec-sims.ts';
 import { huaweiSun2000 } from './huawei-sim.ts';
 import { EnphaseSim } from './http/enphase-sim.ts';
@@ -37,23 +39,19 @@ export interface DemoDrivers {
   daikinAc?: DriverBinding;
 }
 
-const DAY_MS = 30 * 60_000;
-
-export async function startDemoSimulators(host = '127.0.0.1'): Promise<DemoSimulators> {
-  const home = new SiteModel({ pvPeakW: 9500, dayLengthMs: DAY_MS, startHour: 9, initialSocPct: 64 });
-  const carport = new SiteModel({ pvPeakW: 7800, dayLengthMs: DAY_MS, startHour: 9 });
-  const cellar = new SiteModel({ pvPeakW: 6000, dayLengthMs: DAY_MS, startHour: 9, batteryCapacityWh: 5000, batteryMaxW: 2500, initialSocPct: 41 });
+export async function startDemoSimulators(host = '127.0.0.1', household: HouseholdModel = createDemoHousehold()): Promise<DemoSimulators> {
   const fronius = await ModbusSimServer.tcp(new Map([
-    [1, sunspecInverter(home, { manufacturer: 'Fronius', model: 'Symo GEN24 10.0 Plus' })],
-    [2, sunspecBattery(home, { manufacturer: 'Fronius', model: 'BYD Battery-Box Premium HVS 10.2' })],
-    [200, sunspecMeter(home, { manufacturer: 'Fronius', model: 'Smart Meter TS 65A-3' })],
+    [1, sunspecInverter(household.view({ pv: 'roof' }), { manufacturer: 'Fronius', model: 'Symo GEN24 10.0 Plus' })],
+    [2, sunspecBattery(household.view({ battery: 'garage' }), { manufacturer: 'Fronius', model: 'BYD Battery-Box Premium HVS 10.2' })],
+    [200, sunspecMeter(household.view({ grid: 'household' }), { manufacturer: 'Fronius', model: 'Smart Meter TS 65A-3' })],
   ]), { host });
   const sma = await ModbusSimServer.tcp(new Map([
-    [126, sunspecInverter(carport, { manufacturer: 'SMA', model: 'Sunny Tripower 8.0' })],
+    [126, sunspecInverter(household.view({ pv: 'carport' }), { manufacturer: 'SMA', model: 'Sunny Tripower 8.0' })],
   ]), { host });
-  const huawei = await ModbusSimServer.tcp(new Map([[1, huaweiSun2000(cellar)]]), { host });
-  // The garden house: 12 IQ8M micros behind an IQ Gateway, without batteries.
-  const garden = new SiteModel({ pvPeakW: 3900, dayLengthMs: DAY_MS, startHour: 9, batteryMaxW: 0 });
+  // The cellar's LUNA2000 battery on a SUN2000 without panels of its own (only its battery is in the demo).
+  const huawei = await ModbusSimServer.tcp(new Map([[1, huaweiSun2000(household.view({ battery: 'cellar', grid: 'household' }))]]), { host });
+  // The garden house: 12 IQ8M micros behind an IQ Gateway, without batteries; its CTs see the feeder to the house.
+  const garden = household.view({ pv: 'garden', grid: 'feeder' });
   const token = demoToken();
   const envoyTls = selfSignedCertificate('envoy');
   const envoy = await new EnphaseSim(garden, { token }).start({ host, tls: envoyTls });
@@ -63,7 +61,8 @@ export async function startDemoSimulators(host = '127.0.0.1'): Promise<DemoSimul
     bindings: {
       froniusInverter: tcp('fronius', fronius.port, 1),
       froniusBattery: tcp('fronius', fronius.port, 2),
-      froniusMeter: tcp('fronius', fronius.port, 200),
+      // The Smart Meter at the grid connection point: the household's grid meter (decisions §5).
+      froniusMeter: { ...tcp('fronius', fronius.port, 200), role: 'grid' },
       smaInverter: tcp('sma', sma.port, 126),
       huaweiBattery: tcp('huawei-sun2000', huawei.port, 1),
       enphase: {

@@ -2,7 +2,7 @@
 // "SUN2000 MODBUS Interface Definitions": only the documented blocks exist, anything else answers
 // exception 2, as the real inverter does.
 import { readHoldingRegisters, type SimUnit } from './modbus-sim-server.ts';
-import type { SiteModel } from './site-model.ts';
+import type { SiteSource } from './household-model.ts';
 
 /** Documented register blocks [first, last] that this simulator serves. */
 const BLOCKS: ReadonlyArray<[number, number]> = [
@@ -52,7 +52,7 @@ export class HuaweiUnit implements SimUnit {
   }
 }
 
-export function huaweiSun2000(site: SiteModel, model = 'SUN2000-5KTL-L1', options: { meter?: boolean } = {}): HuaweiUnit {
+export function huaweiSun2000(site: SiteSource, model = 'SUN2000-5KTL-L1', options: { meter?: boolean } = {}): HuaweiUnit {
   const unit = new HuaweiUnit();
   // 37100 [Power meter] Meter status: 0 offline (none attached), 1 normal.
   unit.set16(37100, options.meter === false ? 0 : 1);

@@ -1,7 +1,7 @@
-// Simulated SunSpec devices fed by a SiteModel: a PV inverter, a grid meter and a storage system.
+// Simulated SunSpec devices fed by a SiteSource (a SiteModel, or a view of the demo's household): a PV inverter, a grid meter and a storage system.
 // Values are written as a real device writes them: raw integers with scale factors (which change at
 // run time, as they do on real inverters), "not implemented" for what the device lacks.
-import type { SiteModel } from './site-model.ts';
+import type { SiteSource } from './household-model.ts';
 import { SunSpecUnit, type ModelSpec, type SunSpecUnitOptions } from './sunspec-unit.ts';
 
 export interface SunSpecSimOptions extends SunSpecUnitOptions {
@@ -45,7 +45,7 @@ function scaled(value: number, preferredSf: number): [raw: number, sf: number] {
   return [32767, 4];
 }
 
-export function sunspecInverter(site: SiteModel, options: SunSpecSimOptions = {}): SunSpecUnit {
+export function sunspecInverter(site: SiteSource, options: SunSpecSimOptions = {}): SunSpecUnit {
   const inverterModel = options.float ? 113 : 103;
   const empty = (options.emptyModels ?? []).map((id) => ({ id }));
   const unit = new SunSpecUnit([commonSpec(options), { id: inverterModel }, { id: 120 }, { id: 160, modules: 2 }, ...empty], options);
@@ -85,7 +85,7 @@ export function sunspecInverter(site: SiteModel, options: SunSpecSimOptions = {}
   return unit;
 }
 
-export function sunspecMeter(site: SiteModel, options: SunSpecSimOptions = {}): SunSpecUnit {
+export function sunspecMeter(site: SiteSource, options: SunSpecSimOptions = {}): SunSpecUnit {
   const meterModel = options.float ? 213 : 203;
   const unit = new SunSpecUnit([commonSpec(options), { id: meterModel }], options);
   common(unit, options, 'Smart Meter TS 65A-3');
@@ -121,7 +121,7 @@ export interface BatterySimOptions extends SunSpecSimOptions {
   without802?: boolean;
 }
 
-export function sunspecBattery(site: SiteModel, options: BatterySimOptions = {}): SunSpecUnit {
+export function sunspecBattery(site: SiteSource, options: BatterySimOptions = {}): SunSpecUnit {
   const models: ModelSpec[] = [commonSpec(options), { id: 120 }, { id: 124 }];
   if (!options.without802) models.push({ id: 802 });
   if (options.withModel713) models.push({ id: 713 });
@@ -186,7 +186,7 @@ export interface HybridSimOptions extends SunSpecSimOptions {
  * the battery) and 4 "StDisCha 4" (DC power out of it). There is no model 802: the battery power is
  * only in model 160. DCW_SF changes with the power, as the scaled models do.
  */
-export function sunspecHybrid(site: SiteModel, options: HybridSimOptions = {}): SunSpecUnit {
+export function sunspecHybrid(site: SiteSource, options: HybridSimOptions = {}): SunSpecUnit {
   const unit = new SunSpecUnit([commonSpec(options), { id: 103 }, { id: 120 }, { id: 124 }, { id: 160, modules: 4 }], options);
   common(unit, options, 'Symo GEN24 10.0 Plus');
   unit.set(120, 'DERTyp', 82);

@@ -53,6 +53,7 @@ export class CommandRepository {
   private readonly start: Statement;
   private readonly unstart: Statement<[string]>;
   private readonly wait: Statement;
+  private readonly shift: Statement<[number]>;
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO commands (id, device_id, device_kind, user_id, type, state, payload_json,
@@ -70,6 +71,15 @@ export class CommandRepository {
     this.start = db.prepare("UPDATE commands SET started_at = @now WHERE id = @id AND state = 'PENDING'");
     this.unstart = db.prepare("UPDATE commands SET started_at = NULL WHERE id = ? AND state = 'PENDING'");
     this.wait = db.prepare("UPDATE commands SET waiting_reason = @reason WHERE id = @id AND state = 'PENDING'");
+    this.shift = db.prepare("UPDATE commands SET expires_at = expires_at + ? WHERE state = 'PENDING'");
+  }
+
+  /**
+   * Moves the deadlines of PENDING commands by `stepMs`: the wall clock stepped, and a deadline
+   * is a date standing for a time to live, which a step does not use up (nor give back).
+   */
+  shiftPendingDeadlines(stepMs: number): number {
+    return this.shift.run(Math.round(stepMs)).changes;
   }
 
   /** How many commands are in each state (for metrics). */

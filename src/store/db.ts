@@ -1,18 +1,35 @@
 // Opens the hub's SQLite database: pragmas for an SD card that may lose power, and the numbered
 // migrations tracked by PRAGMA user_version (each in its own transaction).
 import Database from 'better-sqlite3';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { MIGRATIONS } from './migrations/index.ts';
 import { classifyStorageFault, isStorageError, type StorageFaultKind } from './storage-fault.ts';
+import { backupBeforeMigration, migrationBackups } from './migration-backup.ts';
+import type { Logger } from '../log.ts';
 
 export type Db = Database.Database;
 
 export class NewerDatabaseError extends Error {
-  constructor(found: number, known: number) {
-    super(`database schema version ${found} is newer than this hub knows (${known}); upgrade the hub or restore an older backup`);
+  /** `path`: the database file, when it is one; its backups a release this old can open are named. */
+  constructor(readonly found: number, readonly known: number, path?: string) {
+    super(`${path ?? 'the database'} has schema version ${found}, newer than this hub knows (${known}): a newer release migrated it; the hub has not changed it. ${newerNextStep(known, path)}`);
     this.name = 'NewerDatabaseError';
   }
+}
+
+/** What to do with a database from a newer release: run that release again, or go back to a backup this one opens. */
+function newerNextStep(known: number, path: string | undefined): string {
+  const install = 'Install the newer release again (from its checkout: sudo systemd/install.sh)';
+  if (!path) return `${install}, or restore an older backup.`;
+  const usable = migrationBackups(path).filter((backup) => backup.version <= known);
+  if (usable.length === 0) return `${install}; no backup taken before a migration that this release can open lies beside it.`;
+  return `${install}, or go back to the data as it was before that migration (what was written since is lost): stop the hub, move ${basename(path)} and its -wal and -shm files aside, and copy one of these backups to ${path}: ${usable.map((backup) => backup.path).join(', ')}.`;
+}
+
+export interface OpenOptions {
+  /** Where the migration a start runs is said (its backup, each step and its time). */
+  log?: Logger;
 }
 
 /**
@@ -32,7 +49,7 @@ const NEXT_STEP = 'restore a good backup with `hub restore BACKUP-FILE`, or move
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
-export function openDatabase(path: string): Db {
+export function openDatabase(path: string, options: OpenOptions = {}): Db {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
     // SQLite would take an empty file as a new database and the hub start with no devices; an empty
@@ -66,7 +83,7 @@ export function openDatabase(path: string): Db {
     // of it). 2 MB keeps the indexes' upper levels and the pages in use; the API's answers are
     // remembered above the store (devices.ts), so reads rarely reach SQLite at all.
     db.pragma('cache_size = -2000');
-    migrate(db);
+    migrate(db, { ...options, backup: path !== ':memory:' });
     return db;
   } catch (err) {
     db.close();
@@ -98,14 +115,45 @@ function refusal(path: string, err: unknown): unknown {
   return err;
 }
 
-export function migrate(db: Db): void {
+/**
+ * Brings the database to SCHEMA_VERSION, one transaction per step. With `backup`, a database that
+ * holds data (version above 0) is first copied beside itself (migration-backup.ts): a failed backup
+ * stops the start before anything is migrated.
+ */
+export function migrate(db: Db, options: OpenOptions & { backup?: boolean } = {}): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) throw new NewerDatabaseError(current, SCHEMA_VERSION);
+  if (current > SCHEMA_VERSION) throw new NewerDatabaseError(current, SCHEMA_VERSION, db.memory ? undefined : db.name);
+  if (current === SCHEMA_VERSION) return;
+  const { log } = options;
+  const versions = { database: db.name, fromVersion: current, toVersion: SCHEMA_VERSION };
+  if (options.backup && current > 0) {
+    const backup = backupBeforeMigration(db, current, SCHEMA_VERSION);
+    log?.info({ ...versions, backup }, 'database backed up before its migration');
+  }
+  if (current > 0) log?.info(versions, 'migrating the database');
+  const names = migrationNames();
+  const started = performance.now();
   for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
     const step = MIGRATIONS[version - 1]!;
+    const stepStarted = performance.now();
     db.transaction(() => {
       db.exec(step);
       db.pragma(`user_version = ${version}`);
     }).immediate();
+    // A new database's steps are not news; an existing one's are what an installer looks for.
+    if (current > 0) log?.info({ step: version, name: names[version - 1] ?? `migration ${version}`, ms: Math.round(performance.now() - stepStarted) }, 'migration step done');
+  }
+  if (current > 0) log?.info({ ...versions, ms: Math.round(performance.now() - started) }, 'database migrated');
+}
+
+/** The migrations' file names (006-tariff-ledger), for the log: the numbered files beside index. */
+function migrationNames(): string[] {
+  try {
+    return readdirSync(new URL('./migrations/', import.meta.url))
+      .filter((name) => /^\d{3}-.+\.[jt]s$/.test(name))
+      .sort()
+      .map((name) => name.replace(/\.[jt]s$/, ''));
+  } catch {
+    return [];
   }
 }

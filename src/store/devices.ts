@@ -10,6 +10,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 import { CHARGER_BINDING, fold, type DeviceRecord, type DriverBinding } from '../domain/device.ts';
 import { OCPP_BINDING } from '../domain/ocpp-binding.ts';
+import type { IdentityOf } from '../domain/binding-identity.ts';
 import type { DeviceKind, HvacType, SortField, SortOrder } from '../domain/vocabulary.ts';
 
 export interface DeviceFilter {
@@ -78,6 +79,8 @@ interface LiveState {
   state: Record<string, unknown> | null;
   isOnline: boolean;
   lastUpdatedMs: number | null;
+  /** Only the stamp moved (a read confirmed the values): shown, never written for itself (decisions §4). */
+  confirmedOnly?: true;
 }
 
 /** What the table holds of a device's telemetry, compared with to decide what must be written now. */
@@ -97,6 +100,7 @@ export class DeviceRepository {
   private readonly untombstone: Statement<[string]>;
   private readonly isTombstoned: Statement<[string]>;
   private readonly tombstonedAddress: Statement<[string]>;
+  private readonly tombstonedOfKind: Statement<[string], string>;
   private readonly writeState: Statement;
   private readonly writeOnline: Statement;
   private readonly writeStatic: Statement;
@@ -132,6 +136,7 @@ export class DeviceRepository {
     this.untombstone = db.prepare('DELETE FROM deleted_devices WHERE id = ?');
     this.isTombstoned = db.prepare('SELECT 1 FROM deleted_devices WHERE id = ?');
     this.tombstonedAddress = db.prepare('SELECT 1 FROM deleted_devices WHERE address = ?');
+    this.tombstonedOfKind = db.prepare<[string], string>('SELECT address FROM deleted_devices WHERE kind = ? AND address IS NOT NULL').pluck();
     this.writeState = db.prepare(`UPDATE devices SET state_json = @state_json, charging_state = @charging_state,
       is_online = @is_online, last_updated = @last_updated WHERE id = @id`);
     this.writeOnline = db.prepare('UPDATE devices SET is_online = ? WHERE id = ? AND is_online <> ?');
@@ -235,6 +240,20 @@ export class DeviceRepository {
   }
 
   /**
+   * Whether a device of this kind deleted before is the one this binding reaches: bound as written,
+   * or to the same device by `identityOf` (the drivers' defaults applied: binding-identity.ts).
+   */
+  wasDeletedAs(kind: DeviceKind, driver: DriverBinding, identityOf: IdentityOf): boolean {
+    if (this.wasDeletedAt(driver)) return true;
+    const identity = identityOf(kind, driver);
+    if (identity === null) return false;
+    return this.tombstonedOfKind.all(kind).some((address) => {
+      const deleted = bindingOf(address);
+      return deleted !== null && identityOf(kind, deleted) === identity;
+    });
+  }
+
+  /**
    * Fresh state reported by a driver: held live, or written now when it changes what lists filter on
    * (reachability, charging state), is the device's first, or telemetry is not held. Returns false
    * when the device is gone.
@@ -260,13 +279,27 @@ export class DeviceRepository {
 
   /** How many devices have telemetry newer than the table. */
   get liveCount(): number {
-    return this.live.size;
+    let count = 0;
+    for (const live of this.live.values()) if (!live.confirmedOnly) count++;
+    return count;
+  }
+
+  /**
+   * A read confirmed a device's values at `lastUpdatedMs`: readers see the newer stamp at once (a
+   * meter read every 2 s does not show a time from before a clock step), and it reaches the table
+   * with the device's next change, never on its own.
+   */
+  confirmLive(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number): void {
+    const held = this.live.get(id);
+    this.live.set(id, { state, isOnline, lastUpdatedMs, ...(held && !held.confirmedOnly ? {} : { confirmedOnly: true as const }) });
+    this.setStamp.run(id, lastUpdatedMs);
+    this.records.delete(id);
   }
 
   /** Writes all live telemetry to the table, in one transaction; returns how many devices. */
   persistLive(): number {
-    if (this.live.size === 0) return 0;
-    const batch = [...this.live];
+    const batch = [...this.live].filter(([, live]) => !live.confirmedOnly);
+    if (batch.length === 0) return 0;
     this.db.transaction(() => {
       for (const [id, live] of batch) this.writeState.run(stateRow(id, live.state, live.isOnline, live.lastUpdatedMs));
     })();
@@ -450,6 +483,20 @@ function addressOf(driver: DriverBinding | null): string | null {
   const { type, ...settings } = driver;
   const keys = Object.keys(settings).sort();
   return `${type}:${JSON.stringify(settings, keys)}`;
+}
+
+/** The binding a tombstone's address was written from (addressOf); null for one it cannot read. */
+function bindingOf(address: string): DriverBinding | null {
+  const colon = address.indexOf(':');
+  if (colon <= 0) return null;
+  const type = address.slice(0, colon);
+  if (type === OCPP_BINDING) return { type, chargePointId: address.slice(colon + 1) };
+  try {
+    const settings = JSON.parse(address.slice(colon + 1)) as unknown;
+    return typeof settings === 'object' && settings !== null && !Array.isArray(settings) ? { ...settings, type } : null;
+  } catch {
+    return null;
+  }
 }
 
 function stateRow(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number | null) {

@@ -26,29 +26,40 @@ export class HouseholdSeriesRepository {
   private readonly points = new Map<string, HouseholdPoint[]>();
   private pending: { userId: string; point: HouseholdPoint }[] = [];
   private readonly put: Statement;
-  private readonly prune: Statement<[number]>;
+  private readonly prune: Statement;
+  /** Rows before this go at the next write: from a trusted clock only (add()). */
+  private keepFromMs: number | undefined;
 
   constructor(private readonly db: Db) {
     this.put = db.prepare(`INSERT OR REPLACE INTO household_points (user_id, start_at, pv_kw, home_kw, grid_kw, battery_kw, battery_soc, price)
       VALUES (@userId, @startMs, @pvKw, @homeKw, @gridKw, @batteryKw, @batterySoc, @price)`);
-    this.prune = db.prepare('DELETE FROM household_points WHERE start_at < ?');
+    // Never a user's newest point: a step of the clock does not empty a curve.
+    this.prune = db.prepare(`DELETE FROM household_points WHERE start_at < @keepFromMs
+      AND start_at < (SELECT max(start_at) FROM household_points newest WHERE newest.user_id = household_points.user_id)`);
     const rows = db.prepare(`SELECT user_id AS userId, start_at AS startMs, pv_kw AS pvKw, home_kw AS homeKw, grid_kw AS gridKw,
       battery_kw AS batteryKw, battery_soc AS batterySoc, price FROM household_points ORDER BY start_at`)
       .all() as (HouseholdPoint & { userId: string })[];
     for (const { userId, ...point } of rows) this.listOf(userId).push(point);
   }
 
-  /** Adds (or replaces) a user's point; points older than 48 hours before it are forgotten. */
-  add(userId: string, point: HouseholdPoint): void {
+  /**
+   * Adds (or replaces) a user's point, in order of time: a point later than it (stored before the
+   * clock went back) does not keep it out, and the curve goes on. With `keepFromMs` (the trusted
+   * clock's now minus 48 hours) older points are forgotten; never the newest one, and nothing at
+   * all without it: a clock known to be wrong prunes nothing.
+   */
+  add(userId: string, point: HouseholdPoint, keepFromMs?: number): void {
     const list = this.listOf(userId);
-    const last = list.at(-1);
-    if (last && last.startMs === point.startMs) list[list.length - 1] = point;
-    else if (!last || last.startMs < point.startMs) list.push(point);
-    else return; // an older point than the last: the clock went back; the curve keeps what it had
-    const keepFrom = point.startMs - SERIES_WINDOW_MS;
-    let drop = 0;
-    while (drop < list.length && list[drop]!.startMs < keepFrom) drop++;
-    if (drop > 0) list.splice(0, drop);
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.startMs > point.startMs) at--;
+    if (at > 0 && list[at - 1]!.startMs === point.startMs) list[at - 1] = point;
+    else list.splice(at, 0, point);
+    if (keepFromMs !== undefined) {
+      let drop = 0;
+      while (drop < list.length - 1 && list[drop]!.startMs < keepFromMs) drop++;
+      if (drop > 0) list.splice(0, drop);
+      this.keepFromMs = Math.max(this.keepFromMs ?? keepFromMs, keepFromMs);
+    }
     this.pending.push({ userId, point });
     if (!this.hold) this.persist();
   }
@@ -66,14 +77,14 @@ export class HouseholdSeriesRepository {
     return this.pending.length;
   }
 
-  /** Writes the waiting points and forgets rows past 48 hours, in one transaction; a refused write keeps them. */
+  /** Writes the waiting points and forgets rows past 48 hours (of a trusted clock), in one transaction; a refused write keeps them. */
   persist(): number {
     if (this.pending.length === 0) return 0;
     const batch = this.pending;
-    const newest = Math.max(...batch.map((entry) => entry.point.startMs));
+    const keepFromMs = this.keepFromMs;
     this.db.transaction(() => {
       for (const { userId, point } of batch) this.put.run({ userId, ...point });
-      this.prune.run(newest - SERIES_WINDOW_MS);
+      if (keepFromMs !== undefined) this.prune.run({ keepFromMs });
     })();
     this.pending = [];
     return batch.length;

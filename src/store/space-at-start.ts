@@ -55,13 +55,14 @@ export async function openWhenThereIsSpace<T>(dir: string, open: () => T, option
     if (!space || space.freeBytes >= settings.neededBytes) {
       try {
         const opened = open();
-        if (waitingSince !== undefined) log.info({ dir, freeBytes: space?.freeBytes, waitedMs: Date.now() - waitingSince }, 'the data file system has room again: starting');
+        if (waitingSince !== undefined) log.info({ dir, freeBytes: space?.freeBytes, waitedMs: Math.round(performance.now() - waitingSince) }, 'the data file system has room again: starting');
         return opened;
       } catch (err) {
         if (!isFullAtStart(err)) throw err;
       }
     }
-    const now = Date.now();
+    // Durations (how long it waited, when it last said so): monotonic, the wall clock steps.
+    const now = performance.now();
     waitingSince ??= now;
     const free = space ? `, ${formatBytes(space.freeBytes)} free of ${formatBytes(space.totalBytes)}` : '';
     const problems = [
@@ -70,7 +71,7 @@ export async function openWhenThereIsSpace<T>(dir: string, open: () => T, option
     ];
     if (now - saidAt >= settings.logEveryMs) {
       saidAt = now;
-      log.error({ dir, freeBytes: space?.freeBytes, neededBytes: settings.neededBytes, waitingMs: now - waitingSince },
+      log.error({ dir, freeBytes: space?.freeBytes, neededBytes: settings.neededBytes, waitingMs: Math.round(now - waitingSince) },
         `the data file system is full: the hub waits for ${formatBytes(settings.neededBytes)} of free space before it opens its database, `
         + 'and answers 503 meanwhile; free space on it (old logs, backups: du -xh /var/lib /var/log | sort -h | tail) and it starts within seconds');
     }

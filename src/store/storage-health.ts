@@ -96,7 +96,7 @@ export class StorageHealth {
     this.writeErrors++;
     if (this.fault !== undefined) return true;
     this.fault = classifyStorageFault(err, this.dir);
-    this.faultSince = Date.now();
+    this.faultSince = performance.now(); // a duration's start: monotonic, the wall clock steps
     const space = this.space();
     this.log?.error({ fault: this.fault, code: (err as { code?: string }).code, freeBytes: space?.freeBytes, dir: this.dir },
       `${describeStorageFault(this.fault)}: writes are kept in memory and refused with 503 until it takes writes again`);
@@ -186,7 +186,7 @@ export class StorageHealth {
     const fault = this.fault;
     this.fault = undefined;
     this.recoveries++;
-    this.log?.info({ fault, afterMs: Date.now() - this.faultSince, freeBytes: space?.freeBytes },
+    this.log?.info({ fault, afterMs: Math.round(performance.now() - this.faultSince), freeBytes: space?.freeBytes },
       'storage writable again: writing what was kept');
     this.checkSpace();
     const waiting = [...this.waiting];

@@ -1,5 +1,5 @@
 // The store: one database, one repository per table, and the few writes that span tables.
-import { openDatabase, type Db } from './db.ts';
+import { openDatabase, type Db, type OpenOptions } from './db.ts';
 import { ExternalWrites } from './external-writes.ts';
 import { DeviceMembership } from './device-membership.ts';
 import { DeviceRepository } from './devices.ts';
@@ -52,8 +52,9 @@ export class Store {
     this.storage = new StorageHealth(db, db.memory ? '.' : dirname(db.name));
   }
 
-  static open(path: string): Store {
-    return new Store(openDatabase(path));
+  /** `options.log`: where a migration run at this open is said (the daemon passes its log). */
+  static open(path: string, options: OpenOptions = {}): Store {
+    return new Store(openDatabase(path, options));
   }
 
   /**

@@ -12,6 +12,8 @@ export interface PriceRow {
 export interface MeterHour {
   hourMs: number;
   importKwh: number;
+  /** Read after a step of the wall clock: the hour ending here is not known (left out). */
+  clockStep?: boolean;
 }
 
 export class TariffLedgerRepository {
@@ -35,8 +37,10 @@ export class TariffLedgerRepository {
       ORDER BY start_at`);
     this.prunePrices = db.prepare(`DELETE FROM tariff_prices WHERE tariff_id = @id
       AND start_at < (SELECT max(start_at) FROM tariff_prices WHERE tariff_id = @id AND start_at <= @before)`);
-    this.putHour = db.prepare('INSERT OR IGNORE INTO meter_hours (meter_id, hour_at, import_kwh) VALUES (?, ?, ?)');
-    this.hoursOf = db.prepare(`SELECT hour_at AS hourMs, import_kwh AS importKwh FROM meter_hours WHERE meter_id = @id
+    // A row added before the meter's newest one is one the clock came back to: marked as after a step.
+    this.putHour = db.prepare(`INSERT OR IGNORE INTO meter_hours (meter_id, hour_at, import_kwh, clock_step)
+      VALUES (@id, @hourMs, @importKwh, @clockStep OR EXISTS (SELECT 1 FROM meter_hours WHERE meter_id = @id AND hour_at > @hourMs))`);
+    this.hoursOf = db.prepare(`SELECT hour_at AS hourMs, import_kwh AS importKwh, clock_step AS clockStep FROM meter_hours WHERE meter_id = @id
       ORDER BY hour_at DESC LIMIT @limit OFFSET @offset`);
     this.countHours = db.prepare('SELECT count(*) AS n FROM meter_hours WHERE meter_id = ?');
     this.pruneHours = db.prepare('DELETE FROM meter_hours WHERE meter_id = ? AND hour_at < ?');
@@ -60,16 +64,20 @@ export class TariffLedgerRepository {
     return this.pricesFrom.all({ id: tariffId, from: fromMs }) as PriceRow[];
   }
 
-  /** A meter's counter at an hour's start: the first reading in that hour stands. True when new. */
-  recordHour(meterId: string, hourMs: number, importKwh: number, keepFromMs: number): boolean {
-    const added = this.putHour.run(meterId, hourMs, importKwh).changes > 0;
+  /**
+   * A meter's counter at an hour's start: the first reading in that hour stands. True when new.
+   * `clockStep`: the first reading since the wall clock stepped (the hour before it is not known).
+   */
+  recordHour(meterId: string, hourMs: number, importKwh: number, keepFromMs: number, clockStep = false): boolean {
+    const added = this.putHour.run({ id: meterId, hourMs, importKwh, clockStep: clockStep ? 1 : 0 }).changes > 0;
     if (added) this.pruneHours.run(meterId, keepFromMs);
     return added;
   }
 
   /** A meter's hourly counters, newest first. */
   hours(meterId: string, limit: number, offset: number): MeterHour[] {
-    return this.hoursOf.all({ id: meterId, limit, offset }) as MeterHour[];
+    return (this.hoursOf.all({ id: meterId, limit, offset }) as (Omit<MeterHour, 'clockStep'> & { clockStep: number })[])
+      .map(({ clockStep, ...hour }) => (clockStep ? { ...hour, clockStep: true } : hour));
   }
 
   hourCount(meterId: string): number {

@@ -18,10 +18,13 @@ export function describeEndpoint(endpoint: Endpoint): string {
   return `${endpoint.path} ${endpoint.baudRate} ${endpoint.dataBits}${parity}${endpoint.stopBits}`;
 }
 
+/** Modbus TCP's registered port, where a binding gives none. */
+export const MODBUS_TCP_PORT = 502;
+
 /** Reads the address part of a driver binding; throws with a message an installer understands. */
 export function endpointOf(binding: DriverBinding): Endpoint {
   if (typeof binding['host'] === 'string' && binding['host'] !== '') {
-    const port = binding['port'] ?? 502;
+    const port = binding['port'] ?? MODBUS_TCP_PORT;
     if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) throw new Error('port must be 1-65535');
     return { kind: 'tcp', host: binding['host'], port: port as number };
   }

@@ -7,7 +7,9 @@ import { DEFAULT_LINE_OPTIONS, ModbusLine, type LineOptions } from './modbus-lin
 export class LinePool {
   private readonly lines = new Map<string, ModbusLine>();
 
-  constructor(private readonly log: Logger, private readonly defaults: LineOptions = DEFAULT_LINE_OPTIONS) {}
+  /** `monotonic` is the lines' clock for pauses, back-offs and request deadlines (see ModbusLine). */
+  constructor(private readonly log: Logger, private readonly defaults: LineOptions = DEFAULT_LINE_OPTIONS,
+    readonly monotonic: () => number = () => performance.now()) {}
 
   /** The line for this endpoint. When devices on one line ask for different pauses, the most
    * patient wins: a pause one device needs is harmless to the others. */
@@ -15,7 +17,7 @@ export class LinePool {
     const key = endpointKey(endpoint);
     let line = this.lines.get(key);
     if (!line) {
-      line = new ModbusLine(endpoint, { ...this.defaults, ...wanted }, this.log);
+      line = new ModbusLine(endpoint, { ...this.defaults, ...wanted }, this.log, this.monotonic);
       this.lines.set(key, line);
       return line;
     }

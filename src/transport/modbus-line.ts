@@ -38,7 +38,11 @@ export type Priority = 'command' | 'poll';
 export interface RequestOptions {
   timeoutMs?: number;
   priority?: Priority;
-  /** Epoch ms after which the request is not worth sending any more (e.g. a refresh's bound). */
+  /**
+   * The line's monotonic ms (its `monotonic()`, performance.now() unless given) after which the
+   * request is not worth sending any more (e.g. a refresh's bound). Never a wall-clock time: a step
+   * of the wall clock would expire every queued request, or none.
+   */
   deadline?: number;
 }
 
@@ -88,12 +92,19 @@ export class ModbusLine {
   private pumping = false;
   private closed = false;
   private backoffMs: number;
+  /** On the line's monotonic clock, as every time it keeps. */
   private nextConnectAt = 0;
-  private lastRequestEndAt = 0;
+  private lastRequestEndAt = Number.NEGATIVE_INFINITY;
   private consecutiveTimeouts = 0;
   private onClientClose: (() => void) | null = null;
 
-  constructor(readonly endpoint: Endpoint, readonly options: LineOptions, private readonly log: Logger) {
+  /**
+   * `monotonic` measures the pauses, back-offs and deadlines: a monotonic clock, so that a step of
+   * the wall clock (NTP after a boot without a battery clock) neither puts the line to sleep for the
+   * length of the step nor lets a request skip its pause.
+   */
+  constructor(readonly endpoint: Endpoint, readonly options: LineOptions, private readonly log: Logger,
+    readonly monotonic: () => number = () => performance.now()) {
     this.backoffMs = options.backoffMinMs;
   }
 
@@ -163,11 +174,12 @@ export class ModbusLine {
 
   private async execute(job: Job): Promise<unknown> {
     if (this.closed) throw new ModbusConnectionError('line closed');
-    if (Date.now() >= job.deadline) throw new ModbusTimeoutError('deadline passed while queued');
+    if (this.monotonic() >= job.deadline) throw new ModbusTimeoutError('deadline passed while queued');
     const client = await this.connected();
-    const wait = this.lastRequestEndAt + this.options.pauseBetweenMs - Date.now();
+    // At most one pause: the line's clock is monotonic, and the bound keeps any clock honest.
+    const wait = Math.min(this.lastRequestEndAt + this.options.pauseBetweenMs - this.monotonic(), this.options.pauseBetweenMs);
     if (wait > 0) await delay(wait);
-    const timeoutMs = Math.max(1, Math.min(job.timeoutMs, job.deadline - Date.now()));
+    const timeoutMs = Math.max(1, Math.min(job.timeoutMs, job.deadline - this.monotonic()));
     client.setID(job.unitId);
     client.setTimeout(timeoutMs);
     this.transactions++;
@@ -178,7 +190,7 @@ export class ModbusLine {
     } catch (err) {
       throw await this.classify(err);
     } finally {
-      this.lastRequestEndAt = Date.now();
+      this.lastRequestEndAt = this.monotonic();
       forgetTransactions(client);
     }
   }
@@ -222,7 +234,7 @@ export class ModbusLine {
   private async connected(): Promise<Client> {
     if (this.client?.isOpen) return this.client;
     await this.dropClient();
-    const now = Date.now();
+    const now = this.monotonic();
     if (now < this.nextConnectAt) {
       throw new ModbusNotConnectedError(`${this.name} unreachable, next attempt in ${this.nextConnectAt - now} ms`);
     }
@@ -234,7 +246,7 @@ export class ModbusLine {
       await this.open(client);
     } catch (err) {
       client.destroy(() => {});
-      this.nextConnectAt = Date.now() + this.backoffMs;
+      this.nextConnectAt = this.monotonic() + this.backoffMs;
       this.backoffMs = Math.min(this.backoffMs * 2, this.options.backoffMaxMs);
       const message = (err as Error).message || String(err);
       this.log.debug({ line: this.name, err: message }, 'modbus: connect failed');

@@ -26,7 +26,7 @@ export const OCPP_PATH_PREFIX = '/ocpp/';
 export const OCPP_SUBPROTOCOL = 'ocpp1.6';
 
 /** What the hub decided about a handshake; a refusal is answered with its HTTP status. */
-export type HandshakeVerdict = { accept: true } | { accept: false; status: 400 | 401 | 429 | 503; reason: string };
+export type HandshakeVerdict = { accept: true } | { accept: false; status: 400 | 401 | 429 | 503; reason: string; retryAfterSeconds?: number };
 
 export interface OcppEndpointOptions {
   /** Decides whether a charger may connect: identity, the Basic-auth password (undefined without one), the client's address. */
@@ -80,7 +80,7 @@ interface RpcClient extends EventEmitter {
 }
 interface RpcServer extends EventEmitter {
   auth(callback: (accept: (session?: object, protocol?: string) => void, reject: (code: number, message: string) => void,
-    handshake: { identity: string; password: Buffer | undefined; protocols: Set<string>; remoteAddress: string | undefined }) => void): void;
+    handshake: { identity: string; password: Buffer | undefined; protocols: Set<string>; remoteAddress: string | undefined; request: IncomingMessage }) => void): void;
   handleUpgrade: (request: IncomingMessage, socket: Duplex, head: Buffer) => Promise<void>;
   close(options?: { code?: number; reason?: string; force?: boolean }): Promise<void>;
 }
@@ -177,6 +177,8 @@ export class OcppEndpoint extends EventEmitter {
         const address = handshake.remoteAddress ?? 'unknown';
         this.options.authenticate(handshake.identity, handshake.password, address).then((verdict) => {
           if (verdict.accept) accept({}, OCPP_SUBPROTOCOL);
+          // ocpp-rpc's refusal carries no headers: one that tells when to try again is written here.
+          else if (verdict.retryAfterSeconds !== undefined) refuse(handshake.request.socket, verdict.status, verdict.reason, { 'Retry-After': String(verdict.retryAfterSeconds) });
           else reject(verdict.status, verdict.reason);
         }, (err: unknown) => {
           this.options.log.warn({ err: errorSummary(err) }, 'ocpp: authentication failed');
@@ -210,7 +212,12 @@ export class OcppEndpoint extends EventEmitter {
         this.options.log.info({ chargePointId: client.identity, count: badFrames, err: errorSummary(error) }, 'ocpp: malformed frame refused');
       }
     });
-    client.on('strictValidationFailure', ({ method, outbound }: { method: string; outbound: boolean }) => {
+    client.on('strictValidationFailure', ({ method, outbound, error }: { method: string; outbound: boolean; error: { details?: unknown } }) => {
+      // ocpp-rpc puts the whole offending payload in the CALLERROR's details, emitted here before it
+      // is thrown: up to 256 KiB echoed back to the charger, and a deeply nested one (found by
+      // test/transport/ocpp-fuzz.test.ts) overflowed JSON.stringify's stack, which made ocpp-rpc
+      // close the connection. The description names what is wrong; the details stay empty.
+      error.details = {};
       this.options.log.info({ chargePointId: client.identity, action: method, outbound }, 'ocpp: a message did not validate against the OCPP 1.6 schema');
     });
     // The new connection is the charger's; the old one is closed after the new is known, so that
@@ -313,10 +320,11 @@ export function identityOf(url: string): string | null | undefined {
 }
 
 /** Answers a handshake with an HTTP status and closes the socket. */
-export function refuse(socket: Duplex, status: number, message: string): void {
+export function refuse(socket: Duplex, status: number, message: string, headers: Record<string, string> = {}): void {
   if (socket.writable) {
     const reason = { 400: 'Bad Request', 401: 'Unauthorized', 404: 'Not Found', 429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable' }[status] ?? 'Error';
-    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+    const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\n${extra}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
   }
   socket.destroy();
 }

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createApp } from '../../src/api/app.ts';
-import { MAX_LIVE_STREAMS } from '../../src/api/household/routes.ts';
+import { MAX_LIVE_STREAMS } from '../../src/api/household/live-slots.ts';
 import { DEFAULT_API_SETTINGS } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
@@ -13,6 +13,7 @@ import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { HouseholdSeries } from '../../src/runtime/household-series.ts';
 import { silentLogger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const USER = 'household-3';
 const PV = '1e6d3b2f-0000-4000-8000-0000000000a7';
@@ -31,7 +32,7 @@ function setup(t: import('node:test').TestContext, runtime: Runtime = storedStat
   const series = new HouseholdSeries({ store, events, clock, log: silentLogger() });
   series.start();
   const { app } = createApp({
-    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime,
+    store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime, bindingDefaults: builtInBindingDefaults(),
     settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
   });
   t.after(() => {

@@ -118,7 +118,7 @@ test('a successful probe adds the charger for the user, ends the session and red
     { kind: device.kind, userId: device.userId, vendor: device.vendor, model: device.model, name: device.name, isOnline: device.isOnline, state: device.state, driver: device.driver },
     { kind: 'charger', userId: 'household-7', vendor: 'GO_E', model: 'go-e Charger Gemini flex 22', name: 'Garage', isOnline: true,
       // The first state read is stamped, in whole seconds, like every state a driver writes.
-      state: { lastUpdated: '2026-11-07T05:31:56Z', chargingState: 'UNPLUGGED', chargeRate: 0 }, driver: { type: 'go-e-mqtt', serial: GOOD_SERIAL, topicPrefix: 'go-eCharger' } },
+      state: { lastUpdated: '2026-11-07T05:31:56Z', chargingState: 'UNPLUGGED', chargeRate: 0 }, driver: { type: 'go-e', serial: GOOD_SERIAL } },
   );
   const detail = await json(await hub.request(`/chargers/${chargerId}`));
   assert.equal(detail.userId, 'household-7');
@@ -139,6 +139,21 @@ test('a successful probe adds the charger for the user, ends the session and red
   const late = await submit(hub, token, { serial: GOOD_SERIAL, action: 'pair' });
   assert.equal(late.status, 410);
   assert.equal(heading(await late.text()), 'Link already used');
+});
+
+test('a charger another household has is refused with its default topic prefix written out; its own household gets it again', async (t) => {
+  const hub = pairingHub(t);
+  const paired = await submit(hub, await startSession(hub, { userId: 'household-A' }), { serial: GOOD_SERIAL, action: 'pair' });
+  assert.equal(paired.status, 303);
+  const chargerId = new URL(paired.headers.get('location')!).searchParams.get('chargerId');
+  // issue 34: go-eCharger is the driver's default: the binding written out is the same charger.
+  const taken = await submit(hub, await startSession(hub, { userId: 'household-B' }), { serial: GOOD_SERIAL, topicPrefix: 'go-eCharger', action: 'pair' });
+  assert.equal(taken.status, 422);
+  assert.match(await taken.text(), /already connected to another user&#39;s account/);
+  const again = await submit(hub, await startSession(hub, { userId: 'household-A' }), { serial: GOOD_SERIAL, topicPrefix: 'go-eCharger', action: 'pair' });
+  assert.equal(again.status, 303);
+  assert.equal(new URL(again.headers.get('location')!).searchParams.get('chargerId'), chargerId);
+  assert.equal(chargers(hub).length, 1);
 });
 
 test('a failed probe shows the form again with a translated reason, and the session stays usable', async (t) => {

@@ -23,7 +23,7 @@ const oneOf = (...files: string[]) => (path: string) => files.includes(path);
 
 // Higher levels may import lower ones; two different layers on one level may not import each other.
 export const LAYERS: readonly Layer[] = [
-  { name: 'entry', level: 6, matches: (p) => oneOf('src/main.ts', 'src/daemon.ts', 'src/config.ts', 'src/config-schema.ts', 'src/driver-families.ts', 'src/config-problems.ts', 'src/configured-devices.ts')(p) || under('src/cli')(p) || under('src/demo')(p) },
+  { name: 'entry', level: 6, matches: (p) => oneOf('src/main.ts', 'src/daemon.ts', 'src/config.ts', 'src/config-schema.ts', 'src/driver-families.ts', 'src/config-problems.ts', 'src/configured-devices.ts', 'src/binding-defaults.ts')(p) || under('src/cli')(p) || under('src/demo')(p) },
   { name: 'api', level: 5, matches: under('src/api') },
   { name: 'drivers', level: 5, matches: under('drivers') },
   { name: 'sim', level: 5, matches: under('src/sim') },

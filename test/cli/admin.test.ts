@@ -1,13 +1,14 @@
 // hub export / backup / restore / config check.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { runHub } from '../../src/cli/hub.ts';
 import { Store } from '../../src/store/store.ts';
 import { SCHEMA_VERSION } from '../../src/store/db.ts';
+import { DataDirLock } from '../../src/store/data-dir-lock.ts';
 import { demoRecords } from '../../src/demo/site.ts';
 import { ids } from '../support/hub.ts';
 import { drawCar } from '../../src/demo/vehicle-picture.ts';
@@ -169,4 +170,32 @@ test('config check takes HUB_CONFIG by default; other commands refuse a bad conf
   assert.match(w.err.at(-1)!, /usage: npm run hub -- config check \[FILE\]/);
   assert.equal(await runHub(['keys', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
   assert.equal(await runHub(['devices', 'list'], io, { HUB_DATA_DIR: w.dir, HUB_CONFIG: bad }), 2);
+});
+
+test('a backup holds every device secret: it is written readable by its owner only, and no temporary file stays', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const backup = join(w.dir, 'backup.db');
+  assert.equal(await w.run('backup', backup), 0);
+  assert.equal(statSync(backup).mode & 0o777, 0o600);
+  assert.deepEqual(readdirSync(w.dir).filter((name) => name.startsWith('backup.db')), ['backup.db']);
+});
+
+test('restore refuses while a hub holds the data directory, naming its PID, and changes nothing', async (t) => {
+  const w = workspace(t);
+  writeFileSync(join(w.dir, 'in.json'), JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', join(w.dir, 'in.json'));
+  const backup = join(w.dir, 'backup.db');
+  assert.equal(await w.run('backup', backup), 0);
+  const store = w.open();
+  t.after(() => store.close());
+  store.deleteDevice(store.devices.get(ids.battery)!, Date.now());
+  const lock = DataDirLock.acquire(w.dir); // a running hub's lock, held by this (live) process
+  assert.equal(await w.run('restore', backup), 1);
+  assert.match(w.err.join('\n'), new RegExp(`A hub is running on .* \\(PID ${process.pid}, as its hub.lock says\\): stop it first`));
+  assert.equal(store.devices.get(ids.battery), undefined, 'nothing was restored');
+  lock.release();
+  assert.equal(await w.run('restore', backup), 0);
+  assert.equal(store.devices.get(ids.battery)?.vendor, 'FRONIUS');
 });

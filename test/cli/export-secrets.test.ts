@@ -1,6 +1,6 @@
 // No device secret travels in an export in the clear: `hub export` leaves every one out (an Envoy's
 // token, a Powerwall's password, a Daikin BRP072C's uuid, a car's cloud login, a password in a
-// binding no definition describes; an OCPP charger's password only as its hash), `hub import` gives
+// binding no definition describes, an OCPP charger's password hash), `hub import` gives
 // the devices back offline with what to do, `hub devices secret` gives a secret back; `hub export
 // --with-secrets` seals them with a passphrase, which `hub import` needs to open them again.
 import { test, type TestContext } from 'node:test';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { runHub } from '../../src/cli/hub.ts';
 import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
+import { verifyPassword } from '../../src/domain/ocpp-password.ts';
 
 const ENVOY = '00000000-0000-4000-8000-00000000a001';
 const POWERWALL = '00000000-0000-4000-8000-00000000a002';
@@ -20,6 +21,7 @@ const BMW = '00000000-0000-4000-8000-00000000a005';
 const VOLVO = '00000000-0000-4000-8000-00000000a006';
 const HEAT_PUMP = '00000000-0000-4000-8000-00000000a007';
 const INVERTER = '00000000-0000-4000-8000-00000000a008';
+const BRP069 = '00000000-0000-4000-8000-00000000a009';
 
 const SECRET = {
   envoyToken: 'eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiJlbnZveS1zZWNyZXQifQ.c2lnLXNlY3JldA',
@@ -42,7 +44,8 @@ function record(kind: string, id: string, vendor: string, driver: Record<string,
 const RECORDS = [
   record('pvInverter', ENVOY, 'ENPHASE', { type: 'enphase-envoy', host: '192.168.1.30', port: 443, token: SECRET.envoyToken, tls: TLS }),
   record('battery', POWERWALL, 'TESLA', { type: 'tesla-powerwall', host: '192.168.1.31', port: 443, email: 'owner@example.com', password: SECRET.powerwallPassword, tls: TLS }, { staticData: { vendor: 'TESLA', name: 'Powerwall', model: 'test', batteryCapacity: 13.5 } }),
-  record('hvac', DAIKIN, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.32', uuid: SECRET.daikinUuid }, { type: 'AC' }),
+  // A BRP072C: the Daikin adapter reached over HTTPS with its registered uuid.
+  record('hvac', DAIKIN, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.32', scheme: 'https', uuid: SECRET.daikinUuid, tls: TLS }, { type: 'AC' }),
   record('charger', CHARGER, 'EASEE', { type: 'ocpp', chargePointId: 'EH000001', password: SECRET.ocppPassword }),
   record('vehicle', BMW, 'BMW', { type: 'bmw-cardata', clientId: 'client-1', vin: 'WBY11HH0000000001', gcid: 'gcid-1', refreshToken: SECRET.bmwRefresh }),
   record('vehicle', VOLVO, 'VOLVO', { type: 'volvo', vin: 'YV1XZK9V0R0000001', clientId: 'app', clientSecret: SECRET.volvoClientSecret, vccApiKey: SECRET.volvoApiKey, refreshToken: SECRET.volvoRefresh }),
@@ -97,7 +100,7 @@ test('an export holds no device secret; the import gives every device back, thos
   const a = seeded(t);
   const exported = a.file('devices.json');
   assert.equal(await a.run('export', exported), 0, a.err.join('\n'));
-  assert.match(a.out.join('\n'), /Exported 8 devices .*; 6 of them without their secrets/);
+  assert.match(a.out.join('\n'), /Exported 8 devices .*; 7 of them without their secrets/);
   const text = readFileSync(exported, 'utf8');
   assertNoSecret(text);
   const records = JSON.parse(text) as { id: string; isOnline: boolean; driver: Record<string, unknown> }[];
@@ -106,11 +109,12 @@ test('an export holds no device secret; the import gives every device back, thos
   assert.deepEqual(byId.get(ENVOY)!.driver, { type: 'enphase-envoy', host: '192.168.1.30', port: 443, tls: TLS });
   assert.deepEqual(byId.get(POWERWALL)!.driver, { type: 'tesla-powerwall', host: '192.168.1.31', port: 443, email: 'owner@example.com', tls: TLS });
   assert.deepEqual(byId.get(HEAT_PUMP)!.driver, { type: 'mqtt-generic', topicPrefix: 'heat/pump' });
-  // The OCPP charger's password as its hash only, so that it is let in on the new hub.
-  assert.match(String(byId.get(CHARGER)!.driver['passwordHash']), /^scrypt\$/);
+  // Not even the OCPP charger's password hash (scrypt at N=2^12: an installer's password is guessable offline).
+  assert.deepEqual(byId.get(CHARGER)!.driver, { type: 'ocpp', chargePointId: 'EH000001' });
+  assert.doesNotMatch(text, /scrypt\$/);
   // A device without its secret cannot be reached on the new hub: it is exported offline.
-  for (const id of [ENVOY, POWERWALL, DAIKIN, BMW, VOLVO, HEAT_PUMP]) assert.equal(byId.get(id)!.isOnline, false, id);
-  for (const id of [CHARGER, INVERTER]) assert.equal(byId.get(id)!.isOnline, true, id);
+  for (const id of [ENVOY, POWERWALL, DAIKIN, BMW, VOLVO, HEAT_PUMP, CHARGER]) assert.equal(byId.get(id)!.isOnline, false, id);
+  assert.equal(byId.get(INVERTER)!.isOnline, true);
   // Standard output too.
   const written: string[] = [];
   const write = process.stdout.write;
@@ -137,6 +141,7 @@ test('an export holds no device secret; the import gives every device back, thos
   assert.match(listed, new RegExp(`${POWERWALL}: no password in its binding .*hub devices secret ${POWERWALL} password`));
   assert.match(listed, new RegExp(`${BMW}: no login to its maker's cloud on this hub: a new login is due`));
   assert.match(listed, new RegExp(`${VOLVO}: no login to its maker's cloud`));
+  assert.match(listed, new RegExp(`${CHARGER}: no password \\(an export leaves it out\\): give it with \`hub devices secret ${CHARGER} password\``));
   // The BRP069's uuid is optional (a BRP072C's key): nothing to wait for.
   assert.doesNotMatch(listed, new RegExp(`${DAIKIN}:`));
 
@@ -152,6 +157,25 @@ test('an export holds no device secret; the import gives every device back, thos
   assert.equal(await b.run('devices', 'list'), 0);
   assert.doesNotMatch(b.out.join('\n'), new RegExp(`${ENVOY}:`));
   assert.ok(!b.out.join('\n').includes(SECRET.envoyToken), 'the listing shows no token');
+  // The OCPP charger's password, from standard input or a file; one that breaks the OCPP rule is refused.
+  assert.equal(await b.run('devices', 'secret', CHARGER, 'password', '--from-file', b.file('short', 'short\n')), 1);
+  assert.match(b.err.join('\n'), /the password must be 16 to 40 printable ASCII characters .*; nothing changed/);
+  assert.equal(await b.run('devices', 'secret', CHARGER, 'password', '--from-file', b.file('ocpp', `${SECRET.ocppPassword}-long\n`)), 0, b.err.join('\n'));
+  assert.match(b.out.join('\n'), new RegExp(`charger ${CHARGER} \\(charge point EH000001\\) has its password now`));
+  const afterSecret = b.open();
+  const hash = afterSecret.ocpp.credentialOfDeviceId(CHARGER)!.passwordHash;
+  afterSecret.close();
+  assert.equal(await verifyPassword(`${SECRET.ocppPassword}-long`, hash), true);
+  // A Daikin uuid: 32 hex digits (as pydaikin sends it), and only for a BRP072C over HTTPS.
+  assert.equal(await b.run('devices', 'secret', DAIKIN, 'uuid', '--from-file', b.file('any', 'any text\n')), 1);
+  assert.match(b.err.join('\n'), /setting "uuid" does not look right .*32 hex digits.*; nothing changed/);
+  // A BRP069 (plain HTTP) takes no uuid at all.
+  assert.equal(await b.run('import', b.file('brp069.json', JSON.stringify([record('hvac', BRP069, 'DAIKIN', { type: 'daikin-brp069', host: '192.168.1.33' }, { type: 'AC' })]))), 0, b.err.join('\n'));
+  assert.equal(await b.run('devices', 'secret', BRP069, 'uuid', '--from-file', b.file('uuid', `${SECRET.daikinUuid}\n`)), 1);
+  assert.match(b.err.join('\n'), /setting "uuid" applies over https only .*; this device is reached over http; nothing changed/);
+  assert.equal(driverOf(b, BRP069)!.driver!['uuid'], undefined);
+  assert.equal(await b.run('devices', 'secret', DAIKIN, 'uuid', '--from-file', b.file('uuid2', `${SECRET.daikinUuid}\n`)), 0, b.err.join('\n'));
+  assert.equal(driverOf(b, DAIKIN)!.driver!['uuid'], SECRET.daikinUuid);
   // A car's login is not set by hand.
   assert.equal(await b.run('devices', 'secret', BMW, 'refreshToken', '--from-file', b.file('r', 'r\n')), 1);
   assert.match(b.err.join('\n'), /is a car: its maker's login is not set by hand/);
@@ -164,7 +188,7 @@ test('--with-secrets seals the secrets with a passphrase: none is in the file in
   assert.equal(await a.run('export', exported, '--with-secrets', '--passphrase-file', a.file('short', 'short\n')), 2);
   assert.match(a.err.join('\n'), /needs a passphrase of at least 12 characters/);
   assert.equal(await a.run('export', exported, '--with-secrets'), 0, a.err.join('\n'));
-  assert.match(a.out.join('\n'), /with the secrets of 5 sealed with the passphrase/);
+  assert.match(a.out.join('\n'), /with the secrets of 6 sealed with the passphrase/);
   const text = readFileSync(exported, 'utf8');
   assertNoSecret(text);
   assert.ok(!text.includes(PASSPHRASE));
@@ -189,7 +213,7 @@ test('--with-secrets seals the secrets with a passphrase: none is in the file in
   assert.match(b.err.join('\n'), /its driver binding is not the one its secrets were sealed with/);
   // The right one: every secret back but the cars' single-use refresh tokens.
   assert.equal(await b.run('import', exported, '--passphrase-file', b.file('pass', `${PASSPHRASE}\n`)), 0, b.err.join('\n'));
-  assert.match(b.err.join('\n'), /the passphrase opened the secrets of 5 devices/);
+  assert.match(b.err.join('\n'), /the passphrase opened the secrets of 6 devices/);
   store = b.open();
   t.after(() => store.close());
   assert.equal(store.devices.get(ENVOY)!.driver!['token'], SECRET.envoyToken);
@@ -198,6 +222,8 @@ test('--with-secrets seals the secrets with a passphrase: none is in the file in
   assert.equal(store.devices.get(HEAT_PUMP)!.driver!['password'], SECRET.mqttPassword);
   assert.deepEqual(store.devices.get(VOLVO)!.driver, { type: 'volvo', vin: 'YV1XZK9V0R0000001', clientId: 'app', clientSecret: SECRET.volvoClientSecret, vccApiKey: SECRET.volvoApiKey });
   assert.equal(store.devices.get(BMW)!.driver!['refreshToken'], undefined);
+  // The OCPP charger's password hash came back sealed: the charger is let in with its password.
+  assert.equal(await verifyPassword(SECRET.ocppPassword, store.ocpp.credentialOfDeviceId(CHARGER)!.passwordHash), true);
 
   // --without-secrets: the devices without them, as a plain export gives them.
   const c = workspace(t);

@@ -3,7 +3,7 @@
 // until trusted) and a Daikin adapter over HTTP, recognised by their own discovery answers.
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runHub } from '../../src/cli/hub.ts';
@@ -22,7 +22,13 @@ function workspace(t: TestContext) {
   const err: string[] = [];
   const run = (...argv: string[]) => runHub(argv, { out: (l) => out.push(l), err: (l) => err.push(l) }, { HUB_DATA_DIR: dir });
   const open = () => Store.open(join(dir, 'hub.db'));
-  return { out, err, run, open };
+  /** A file holding a secret, as `devices add --token-file` reads it. */
+  const secret = (name: string, value: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, `${value}\n`, { mode: 0o600 });
+    return path;
+  };
+  return { out, err, run, open, secret };
 }
 
 const TOKEN = 'eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiIxMjIzMDIwNDUwNDEifQ.c2ln';
@@ -40,7 +46,7 @@ test('hub scan recognises an Enphase gateway by its /info and shows the certific
   // No token was needed, and none was sent, to recognise it.
   assert.ok(sim.requests.every((q) => q.headers['authorization'] === undefined));
 
-  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token', TOKEN, '--kind', 'pvInverter'), 0, w.err.join('\n'));
+  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token-file', w.secret('token', TOKEN), '--kind', 'pvInverter'), 0, w.err.join('\n'));
   assert.match(w.err.join('\n'), new RegExp(`pinning the device's TLS certificate SHA-256 ${cert.pinned.sha256}`));
   const store = w.open();
   const [device] = store.devices.all();
@@ -75,10 +81,10 @@ test('hub devices trust on one record of a replaced gateway pins the new certifi
   const elsewhere = await started(t, new EnphaseSim(new SiteModel({ pvPeakW: 5000 }), { token: TOKEN }), other);
   const w = workspace(t);
   for (const kind of ['pvInverter', 'meter']) {
-    assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token', TOKEN, '--kind', kind), 0, w.err.join('\n'));
+    assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token-file', w.secret('token', TOKEN), '--kind', kind), 0, w.err.join('\n'));
   }
   // Another gateway, at another address: not touched.
-  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(elsewhere.port), '--token', TOKEN, '--kind', 'meter'), 0, w.err.join('\n'));
+  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(elsewhere.port), '--token-file', w.secret('token', TOKEN), '--kind', 'meter'), 0, w.err.join('\n'));
   const before = w.open();
   const ids = Object.fromEntries(before.devices.all().map((d) => [`${d.kind}:${d.driver!['port']}`, d.id]));
   before.close();
@@ -139,7 +145,7 @@ test('hub devices add with a token the gateway refuses adds nothing and says why
   const cert = deviceCertificate(t, 'envoy');
   const sim = await started(t, new EnphaseSim(new SiteModel(), { token: TOKEN }), cert);
   const w = workspace(t);
-  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--driver', 'enphase-envoy', '--port', String(sim.port), '--token', 'aaa.bbb.ccc'), 1);
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--driver', 'enphase-envoy', '--port', String(sim.port), '--token-file', w.secret('token', 'aaa.bbb.ccc')), 1);
   assert.match(w.err.join('\n'), /refused the token \(401\)/);
   const store = w.open();
   t.after(() => store.close());
@@ -151,7 +157,7 @@ test('hub devices add finds a BRP072C over HTTPS with the uuid given, and pins i
   const uuid = '0123456789abcdef0123456789abcdef';
   const sim = await started(t, new DaikinSim({ uuid }), cert);
   const w = workspace(t);
-  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--uuid', uuid), 0, w.err.join('\n'));
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--uuid-file', w.secret('uuid', uuid)), 0, w.err.join('\n'));
   const store = w.open();
   t.after(() => store.close());
   const [device] = store.devices.all();
@@ -173,7 +179,7 @@ test('hub devices add: a Powerwall gateway is added as its battery with the cust
   const cert = deviceCertificate(t, 'powerwall');
   const sim = await started(t, new PowerwallSim(new SiteModel({ initialSocPct: 50 }), { email: 'o@example.com', password: 'ABCDE' }), cert);
   const w = workspace(t);
-  const add = (...extra: string[]) => w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--email', 'o@example.com', '--password', 'ABCDE', ...extra);
+  const add = (...extra: string[]) => w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--http-port', String(sim.port), '--email', 'o@example.com', '--password-file', w.secret('password', 'ABCDE'), ...extra);
   assert.equal(await add(), 0, w.err.join('\n'));
   assert.equal(await add('--kind', 'meter'), 0, w.err.join('\n'));
   const store = w.open();
@@ -184,4 +190,23 @@ test('hub devices add: a Powerwall gateway is added as its battery with the cust
   assert.equal(battery.vendor, 'TESLA');
   assert.equal(battery.staticData['batteryCapacity'], 13.5);
   assert.equal(battery.state?.['stateOfCharge'], 50);
+});
+
+test('hub devices add refuses a secret on the command line (ps, shell history), naming the file or standard input instead', async (t) => {
+  const w = workspace(t);
+  for (const [flag, value] of [['--token', TOKEN], ['--password', 'ABCDE'], ['--uuid', '0123456789abcdef0123456789abcdef']] as const) {
+    assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', flag, value), 2);
+    const said = w.err.join('\n');
+    assert.match(said, new RegExp(`${flag} would put a device secret on the command line, .*give it with ${flag}-file FILE \\(its first line\\), or - for standard input, as for hub devices secret\\. Nothing was added\\.`));
+    assert.ok(!said.includes(value), 'the refusal does not repeat the secret');
+  }
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', `--token=${TOKEN}`), 2);
+  // Two secrets cannot both come from standard input; an empty file is no secret.
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--password-file', '-', '--uuid-file', '-'), 2);
+  assert.match(w.err.join('\n'), /only one secret can come from standard input/);
+  assert.equal(await w.run('devices', 'add', '--user', 'u', '--host', '127.0.0.1', '--token-file', w.secret('empty', '')), 1);
+  assert.match(w.err.join('\n'), /no token given \(.*empty is empty\); nothing changed/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.equal(store.devices.all().length, 0);
 });

@@ -5,7 +5,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -25,6 +25,11 @@ function workspace(t: TestContext) {
 }
 
 const TOKEN = 'eyJhbGciOiJFUzI1NiJ9.eyJhdWQiOiIxMjIzMDIwNDUwNDEifQ.c2ln';
+/** The token in a file, as `devices add --token-file` reads it. */
+function tokenFile(dir: string): string {
+  writeFileSync(join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
+  return join(dir, 'token');
+}
 
 test('hub --help names scan and devices among the commands', async (t) => {
   const w = workspace(t);
@@ -37,7 +42,7 @@ test('hub --help names scan and devices among the commands', async (t) => {
 test('an unknown option is an error that lists the known ones, not ignored', async (t) => {
   const w = workspace(t);
   assert.equal(await w.run('devices', 'add', '--usr', 'household-1', '--host', '127.0.0.1'), 2);
-  assert.match(w.err.join('\n'), /unknown option --usr; known: --user --host --port .*--token/);
+  assert.match(w.err.join('\n'), /unknown option --usr; known: --user --host --port .*--token-file/);
   assert.equal(await w.run('scan', '127.0.0.1', '--unit', '1'), 2);
   assert.match(w.err.join('\n'), /unknown option --unit; known: --units --timeout --http-port/);
   assert.equal(await w.run('devices', 'trust', 'abc', '--fingerprnt', 'AA'), 2);
@@ -74,7 +79,7 @@ test('devices add --kind battery on an Envoy says the API has no ENPHASE battery
   const cert = deviceCertificate(t, 'envoy');
   const sim = await started(t, new EnphaseSim(new SiteModel({ pvPeakW: 5000 }), { token: TOKEN, serial: '122302045041' }), cert);
   const w = workspace(t);
-  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token', TOKEN, '--kind', 'battery'), 2);
+  assert.equal(await w.run('devices', 'add', '--user', 'household-1', '--host', '127.0.0.1', '--http-port', String(sim.port), '--token-file', tokenFile(w.dir), '--kind', 'battery'), 2);
   const said = w.err.join('\n');
   assert.match(said, /cannot add the ENPHASE batteries as a battery: the API's battery vendors are FRONIUS, SMA, HUAWEI, TESLA, without ENPHASE/);
   assert.doesNotMatch(said, /problem in the import file/);

@@ -1,13 +1,14 @@
 // The OCPP binding in the import, the export and the configuration file: checked alike, the password
-// hashed into the store's credentials and never kept in the binding, exported only as its hash.
+// hashed into the store's credentials and never kept in the binding; a plain export leaves out even
+// its hash (guessable offline), which travels only sealed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../src/store/store.ts';
 import { ImportError, prepareImport } from '../../src/domain/import.ts';
-import { toImportRecord } from '../../src/domain/export.ts';
+import { sealableSecrets, toImportRecord } from '../../src/domain/export.ts';
 import { loadConfig, ConfigError } from '../../src/config.ts';
 import { applyConfiguredDevices, configuredId } from '../../src/configured-devices.ts';
-import { generatePassword, hashPassword, verifyPassword } from '../../src/domain/ocpp-password.ts';
+import { NO_PASSWORD, generatePassword, hashPassword, verifyPassword } from '../../src/domain/ocpp-password.ts';
 import { silentLogger } from '../../src/log.ts';
 import { tempFile } from '../support/files.ts';
 
@@ -49,13 +50,25 @@ test('an imported OCPP charger keeps its charge point id in the binding and only
   const dump = JSON.stringify(store.db.prepare('SELECT * FROM devices').all()) + JSON.stringify(store.db.prepare('SELECT * FROM ocpp_credentials').all());
   assert.doesNotMatch(dump, new RegExp(PASSWORD));
 
-  // Exported with its hash, never its password; the export imports on another hub as it is.
-  const exported = toImportRecord(device, undefined, credential.passwordHash);
-  assert.deepEqual(exported['driver'], { type: 'ocpp', chargePointId: 'ZAP-001', idTags: ['card-1'], passwordHash: credential.passwordHash });
+  // A plain export has neither the password nor its hash: on another hub the charger waits for its password.
+  const exported = toImportRecord(device);
+  assert.deepEqual(exported['driver'], { type: 'ocpp', chargePointId: 'ZAP-001', idTags: ['card-1'] });
+  assert.equal(exported['isOnline'], false);
   const other = Store.open(':memory:');
   t.after(() => other.close());
   importInto(other, [exported]);
-  assert.equal(other.ocpp.credential('ZAP-001')!.passwordHash, credential.passwordHash);
+  assert.equal(other.ocpp.credential('ZAP-001')!.passwordHash, NO_PASSWORD);
+  assert.equal(await verifyPassword(PASSWORD, NO_PASSWORD), false);
+  // Imported again onto the hub that has it, the charger keeps its password.
+  importInto(store, [exported]);
+  assert.equal(store.ocpp.credential('ZAP-001')!.passwordHash, credential.passwordHash);
+  // The hash travels sealed, and an import takes it back as it is.
+  const sealed = sealableSecrets(device, credential.passwordHash)!;
+  assert.deepEqual(sealed, { binding: { type: 'ocpp', chargePointId: 'ZAP-001', idTags: ['card-1'] }, secrets: { passwordHash: credential.passwordHash } });
+  const third = Store.open(':memory:');
+  t.after(() => third.close());
+  importInto(third, [{ ...exported, driver: { ...sealed.binding, ...sealed.secrets } }]);
+  assert.equal(third.ocpp.credential('ZAP-001')!.passwordHash, credential.passwordHash);
 });
 
 test('import checks an OCPP binding: on a charger, a usable id, a password of 16 to 40 characters, one charger per id; no message repeats a password', (t) => {

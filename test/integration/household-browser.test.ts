@@ -27,6 +27,7 @@ import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
 import { silentLogger } from '../../src/log.ts';
 import { skipWithout } from '../support/peers.ts';
 import { launchChromium, recordingPage } from '../support/browser.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const skip = skipWithout('chromium');
 const ARTEFACTS = join(resolve(dirname(fileURLToPath(import.meta.url)), '..', '..'), '.test-artefacts', 'household');
@@ -50,7 +51,7 @@ async function startHub(t: TestContext) {
   }
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://127.0.0.1:0' };
   const deps: ApiDeps = {
-    store, log: silentLogger(), clock, vendors: new VendorCatalog(), settings,
+    store, log: silentLogger(), clock, vendors: new VendorCatalog(), settings, bindingDefaults: builtInBindingDefaults(),
     // A hub without drivers: a command is stored and told, as the worker tells it.
     runtime: {
       ...storedStateRuntime,

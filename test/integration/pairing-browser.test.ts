@@ -23,6 +23,7 @@ import { silentLogger } from '../../src/log.ts';
 import { GOOD_SERIAL, TestProber } from '../support/pairing.ts';
 import { skipWithout } from '../support/peers.ts';
 import { launchChromium, recordingPage } from '../support/browser.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 const skip = skipWithout('chromium');
 const DARK_BG = 'rgb(15, 20, 25)';
@@ -75,6 +76,7 @@ async function startHub(t: TestContext) {
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://127.0.0.1:0' };
   const deps: ApiDeps = {
     store, log: silentLogger(), clock, vendors: new VendorCatalog(), runtime: storedStateRuntime, settings, pairing: new TestProber(),
+    bindingDefaults: builtInBindingDefaults(),
   };
   const server = serve({ fetch: createApp(deps).app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
   settings.publicUrl = await listen(server);

@@ -82,6 +82,10 @@ test('a go-e charger is probed over the broker, added for the user, driven, and 
   const other = await submit(await session(hub, 'household-8'), { action: 'pair', serial: '246810' });
   assert.equal(other.status, 422);
   assert.match(await other.text(), /bereits mit dem Konto eines anderen Benutzers verbunden/, 'the page says the charger is taken, not that it refused');
+  // The driver's default prefix written out reaches the same charger (issue 34): refused alike.
+  const spelledOut = await submit(await session(hub, 'household-8'), { action: 'pair', serial: '246810', topicPrefix: 'go-eCharger' });
+  assert.equal(spelledOut.status, 422);
+  assert.match(await spelledOut.text(), /bereits mit dem Konto eines anderen Benutzers verbunden/);
   const again = await submit(await session(hub, 'household-7'), { action: 'pair', serial: '246810' });
   assert.equal(again.status, 303);
   assert.equal(new URL(again.headers.get('location')!).searchParams.get('chargerId'), chargerId);

@@ -7,11 +7,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBroker } from '../support/broker.ts';
+import { prepareImport } from '../../src/domain/import.ts';
 import { skippedWithout } from '../support/peers.ts';
 import { browse } from '../support/cloud-sims.ts';
 import { BMW, CHARGER, REDIRECT, VOLVO, certificates, connect, startConnectHub, type ConnectHub } from '../support/connect-hub.ts';
 
-const get = (url: string) => fetch(url, { redirect: 'manual' });
+const get = (url: string, cookie?: string) => fetch(url, { redirect: 'manual', ...(cookie ? { headers: { cookie } } : {}) });
+/** The cookie a response sets (name=value), as a browser sends it back. */
+const cookieOf = (res: Response) => res.headers.get('set-cookie')?.split(';', 1)[0];
 const post = (url: string, fields: Record<string, string>) => fetch(url, {
   method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString(),
 });
@@ -41,6 +44,8 @@ function outcome(res: Response): URLSearchParams {
 async function volvoLogin(hub: ConnectHub, pageUrl: string): Promise<{ res: Response; page: string }> {
   const login = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
   assert.equal(login.status, 200);
+  const cookie = cookieOf(login);
+  assert.ok(cookie, 'the page that sends the owner to Volvo ID sets the login\'s cookie');
   const onTheWay = await login.text();
   const to = onTheWay.match(/<meta http-equiv="refresh" content="0;url=([^"]+)">/)?.[1]?.replaceAll('&amp;', '&');
   assert.ok(to, 'the page goes on to Volvo ID by itself');
@@ -49,7 +54,7 @@ async function volvoLogin(hub: ConnectHub, pageUrl: string): Promise<{ res: Resp
   const back = await browse(to, hub.ca);
   assert.equal(back.status, 302);
   assert.equal(new URL(back.location!).origin + new URL(back.location!).pathname, `${hub.url}/connect/callback`);
-  const callback = await get(back.location!);
+  const callback = await get(back.location!, cookie);
   assert.equal(callback.status, 303);
   const res = await get(new URL(callback.headers.get('location')!, hub.url).href);
   return { res, page: await res.text() };
@@ -200,7 +205,7 @@ test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page wi
   const wrong = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: 'not-the-secret' });
   const to = (await wrong.text()).match(/content="0;url=([^"]+)"/)![1]!.replaceAll('&amp;', '&');
   const back = await browse(to, hub.ca);
-  const callback = await get(back.location!);
+  const callback = await get(back.location!, cookieOf(wrong));
   const refused = await (await get(new URL(callback.headers.get('location')!, hub.url).href)).text();
   assert.match(refused, /The maker refused these details/);
 
@@ -213,8 +218,11 @@ test('Volvo: a login declined at Volvo ID or a wrong secret stays on the page wi
   assert.match(again, /<input id="f-clientSecret" name="clientSecret" type="password" value=""/, 'typed unseen');
 
   const stray = await get(`${hub.url}/connect/callback?state=forged&code=x`);
-  assert.equal(stray.status, 404);
-  assert.equal(heading(await stray.text()), 'Unknown link');
+  assert.equal(stray.status, 403, 'without the cookie of a login this browser began');
+  const started = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
+  const forged = await get(`${hub.url}/connect/callback?state=forged&code=x`, cookieOf(started));
+  assert.equal(forged.status, 404);
+  assert.equal(heading(await forged.text()), 'Unknown link');
   assert.equal(hub.daemon.db.devices.all().filter((d) => d.kind === 'vehicle').length, 0);
 });
 
@@ -243,6 +251,21 @@ test('a car already connected by another user is refused; an expired session goe
   assert.match(await expired.text(), /status=FAILED&amp;error=SESSION_EXPIRED/);
 });
 
+test('a car another user has on the hub bound with its VIN in lower case (an import) is that car: refused', async (t) => {
+  const hub = await startConnectHub(t);
+  const driver = { type: 'bmw-cardata', clientId: BMW.clientId, gcid: BMW.gcid, vin: BMW.vin.toLowerCase() };
+  const prepared = prepareImport([{ kind: 'vehicle', userId: 'user-2', driver, staticData: { vendor: 'BMW', name: 'Imported', model: 'i4' } }], Date.now(), () => undefined);
+  hub.daemon.db.importDevices(prepared.devices, prepared.images, Date.now());
+  hub.bmw.approved = true;
+  const page = await connect(hub, { vendor: 'BMW' });
+  await post(page, { action: 'login', clientId: BMW.clientId });
+  await reloadUntil(page, (_res, html) => heading(html) === 'Add your car');
+  const taken = await post(page, { action: 'add', vin: BMW.vin });
+  assert.equal(taken.status, 422);
+  assert.match(await taken.text(), /already connected to another user/);
+  assert.deepEqual(hub.daemon.db.devices.all().filter((d) => d.kind === 'vehicle').map((d) => d.userId), ['user-2']);
+});
+
 test('an account with two cars: the owner chooses one, or the app\'s vin does; a VIN the account does not hold is NO_CAR', async (t) => {
   const hub = await startConnectHub(t);
   const SECOND = 'WMW11DJ0000000002';
@@ -269,4 +292,34 @@ test('an account with two cars: the owner chooses one, or the app\'s vin does; a
   await post(absent, { action: 'login', clientId: BMW.clientId });
   const { page: none } = await reloadUntil(absent, (_res, p) => /No car this hub can read/.test(p));
   assert.equal(heading(none), 'Connect your BMW');
+});
+
+test('Volvo: the callback goes on only in the browser that began the login; the same link elsewhere is refused and the owner still gets in', async (t) => {
+  const hub = await startConnectHub(t);
+  const pageUrl = await connect(hub, { vendor: 'VOLVO' });
+  const login = await post(pageUrl, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
+  const setCookie = login.headers.get('set-cookie') ?? '';
+  assert.match(setCookie, /^hub_login=[A-Za-z0-9_-]{43}; Max-Age=900; Path=\/connect; HttpOnly; SameSite=Lax$/);
+  const to = (await login.text()).match(/content="0;url=([^"]+)"/)![1]!.replaceAll('&amp;', '&');
+  const back = await browse(to, hub.ca);
+
+  // Someone else presents the link first: no cookie, a made-up one, or the cookie of another session's login.
+  for (const cookie of [undefined, 'hub_login=made-up-value', 'other=1']) {
+    const taken = await get(back.location!, cookie);
+    assert.equal(taken.status, 403);
+    assert.equal(taken.headers.get('location'), null, 'the session\'s page is not given away');
+    const page = await taken.text();
+    assert.equal(heading(page), 'Start again in this browser');
+    assert.doesNotMatch(page, new RegExp(new URL(pageUrl).pathname));
+  }
+  const otherSession = await connect(hub, { vendor: 'VOLVO' });
+  const otherLogin = await post(otherSession, { action: 'login', vccApiKey: VOLVO.vccApiKey, clientId: VOLVO.clientId, clientSecret: VOLVO.clientSecret });
+  const crossed = await get(back.location!, cookieOf(otherLogin));
+  assert.equal(crossed.status, 404, 'a browser that began another session\'s login: not its link');
+  assert.equal(crossed.headers.get('location'), null);
+
+  // The owner's browser, with its cookie, comes back to its session's page.
+  const home = await get(back.location!, cookieOf(login));
+  assert.equal(home.status, 303);
+  assert.equal(new URL(home.headers.get('location')!, hub.url).pathname, new URL(pageUrl).pathname);
 });

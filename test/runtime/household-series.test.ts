@@ -1,12 +1,14 @@
 // The household's 5-minute curves: flows worked out from the devices' live values (the grid meter's
 // sign, the battery's, offline devices left out), means over each 5 minutes, 48 hours kept, and the
-// points written in batches with the telemetry, read back after a restart.
+// points written in batches with the telemetry, read back after a restart; across steps of the clock
+// (issue 33) no point is lost or misdated, and nothing is pruned by a wrong clock.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestHub, type TestHub } from '../support/hub.ts';
+import { createTestHub, SteppingClock, type TestHub } from '../support/hub.ts';
+import { ClockWatch } from '../../src/runtime/clock-watch.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { HouseholdSeries, SAMPLE_MS } from '../../src/runtime/household-series.ts';
 import { Store } from '../../src/store/store.ts';
@@ -20,7 +22,7 @@ const BATTERY = '0d5c2a1e-0000-4000-8000-0000000000c1';
 const TARIFF = '6dbc8a7e-0000-4000-8000-0000000000d1';
 const T0 = Date.parse('2026-11-07T10:00:00Z');
 
-function setup(t: import('node:test').TestContext, hub: TestHub = createTestHub()) {
+function setup(t: import('node:test').TestContext, hub: TestHub = createTestHub(), clockWatch?: ClockWatch) {
   t.after(hub.close);
   hub.seed([
     { kind: 'pvInverter', id: PV, userId: USER, staticData: { vendor: 'SMA', model: 'Sunny Tripower 8.0' } },
@@ -28,9 +30,9 @@ function setup(t: import('node:test').TestContext, hub: TestHub = createTestHub(
     { kind: 'battery', id: BATTERY, userId: USER, staticData: { vendor: 'SMA', model: 'Sunny Island' } },
     { kind: 'tariff', id: TARIFF, userId: USER, staticData: { vendor: 'TIBBER', currency: 'EUR' } },
   ]);
-  hub.clock.ms = T0;
+  if (!clockWatch) hub.clock.ms = T0;
   const events = new HubEvents();
-  const series = new HouseholdSeries({ store: hub.store, events, clock: hub.clock, log: silentLogger() });
+  const series = new HouseholdSeries({ store: hub.store, events, clock: hub.clock, log: silentLogger(), clockWatch });
   series.start();
   t.after(() => series.stop());
   const update = (id: string, state: Record<string, unknown>, isOnline = true) => {
@@ -99,4 +101,58 @@ test('points wait in memory for the telemetry write, go in one batch, and a rest
   assert.ok(kept[0]!.startMs >= hub.clock.now() - 48 * 3_600_000 - POINT_MS, 'memory keeps 48 hours');
   const oldest = hub.store.db.prepare('SELECT min(start_at) AS at FROM household_points').get() as { at: number };
   assert.equal(oldest.at, kept[0]!.startMs, 'the table keeps what memory keeps');
+});
+
+/** A hub whose clock steps (SteppingClock) and the ClockWatch that notices it, from `floorMs`. */
+function steppingHub(t: import('node:test').TestContext, startMs: number, floorMs = 0) {
+  const clock = new SteppingClock(startMs);
+  const hub = createTestHub();
+  (hub as { clock: TestHub['clock'] }).clock = clock;
+  const watch = new ClockWatch(clock, { floorMs });
+  const parts = setup(t, hub, watch);
+  const run = (ms: number) => {
+    for (let at = 0; at < ms; at += SAMPLE_MS) {
+      parts.series.sample();
+      clock.advance(SAMPLE_MS);
+      watch.check();
+    }
+  };
+  return { ...parts, clock, watch, run };
+}
+
+test('a clock set back: the curve goes on from the new time (a later point does not keep new ones out), and nothing is pruned', (t) => {
+  const { hub, update, run, clock, watch } = steppingHub(t, T0);
+  update(PV, { solarPower: 2 });
+  run(3 * POINT_MS);
+  assert.equal(hub.store.householdSeries.read(USER, 0).length, 2);
+  clock.step(T0 - 2 * 3_600_000); // a bad time source sets the clock back 2 hours
+  watch.check();
+  update(PV, { solarPower: 4 });
+  run(3 * POINT_MS);
+  const points = hub.store.householdSeries.read(USER, 0).map((p) => [new Date(p.startMs).toISOString().slice(11, 16), p.pvKw]);
+  assert.deepEqual(points, [['08:00', 4], ['08:05', 4], ['10:00', 2], ['10:05', 2], ['10:10', 2]],
+    'the 5 minutes under way ended at the step; points after it are recorded, in order of time');
+});
+
+test('samples taken while the clock is not set wait undated and become points dated by the monotonic clock once it is', (t) => {
+  const right = Date.parse('2026-11-20T08:00:00Z');
+  const { hub, update, run, clock, watch } = steppingHub(t, 2_000, right - 3_600_000); // booted in 1970
+  update(PV, { solarPower: 3 });
+  run(10 * 60_000);
+  assert.deepEqual(hub.store.householdSeries.read(USER, 0), [], 'no point dated 1970');
+  clock.step(right); // NTP sets the clock: the 10 minutes sampled are the 10 minutes before now
+  watch.check();
+  run(SAMPLE_MS);
+  const points = hub.store.householdSeries.read(USER, 0).map((p) => [new Date(p.startMs).toISOString(), p.pvKw]);
+  assert.deepEqual(points, [['2026-11-20T07:50:00.000Z', 3], ['2026-11-20T07:55:00.000Z', 3]]);
+});
+
+test('a clock stepped forward by days prunes the points older than 48 hours but never the newest', (t) => {
+  const { hub, update, run, clock, watch } = steppingHub(t, T0);
+  update(PV, { solarPower: 2 });
+  run(2 * POINT_MS);
+  clock.step(T0 + 3 * 24 * 3_600_000);
+  watch.check();
+  hub.store.householdSeries.add(USER, { startMs: T0 - POINT_MS, pvKw: 1, homeKw: null, gridKw: null, batteryKw: null, batterySoc: null, price: null }, clock.now() - 48 * 3_600_000);
+  assert.deepEqual(hub.store.householdSeries.read(USER, 0).map((p) => p.startMs), [T0 + POINT_MS], 'the newest point stays');
 });

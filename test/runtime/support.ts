@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 import { Store } from '../../src/store/store.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import { silentLogger } from '../../src/log.ts';
-import { systemClock } from '../../src/domain/time.ts';
+import { systemClock, type Clock } from '../../src/domain/time.ts';
 import { ModbusRuntime } from '../../src/runtime/modbus/modbus-runtime.ts';
 import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { ModbusSimServer, type SimUnit } from '../../src/sim/modbus-sim-server.ts';
@@ -22,11 +22,11 @@ export async function simOn(t: TestContext, units: Record<number, SimUnit>): Pro
   return sim;
 }
 
-export function hubWith(t: TestContext, records: unknown[], settings: Partial<SchedulerSettings> = FAST) {
+export function hubWith(t: TestContext, records: unknown[], settings: Partial<SchedulerSettings> = FAST, clock: Clock = systemClock) {
   const store = Store.open(':memory:');
   const prepared = prepareImport(records, Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
-  const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log: silentLogger(), clock: systemClock, settings, refreshTimeoutMs: 1000 });
+  const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log: silentLogger(), clock, settings, refreshTimeoutMs: 1000 });
   t.after(async () => {
     await runtime.stop();
     store.close();

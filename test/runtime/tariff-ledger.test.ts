@@ -1,11 +1,13 @@
 // The tariff ledger: prices as the source publishes them (from their quarter hour, 48 hours kept)
 // and a grid meter's counter once an hour, from the devices' update events; consumption and cost
-// worked out from them, with the household's grid meter chosen as decided (decisions §5).
+// worked out from them, with the household's grid meter chosen as decided (decisions §5); across
+// steps of the clock (issue 33) no hour is booked multiplied and no price is kept from 1970.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub, json } from '../support/hub.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { TariffLedger } from '../../src/runtime/tariff-ledger.ts';
+import { ClockWatch } from '../../src/runtime/clock-watch.ts';
 
 const USER = 'household-7';
 const TARIFF = '6dbc8a7e-0000-4000-8000-00000000aa01';
@@ -14,7 +16,7 @@ const SUBMETER = '2f7e4c3a-0000-4000-8000-00000000bb02';
 const H = 3_600_000;
 const T0 = Date.parse('2026-11-07T10:00:00Z');
 
-function setup(t: import('node:test').TestContext, gridRole = true) {
+function setup(t: import('node:test').TestContext, gridRole = true, floorMs?: number) {
   const hub = createTestHub();
   t.after(hub.close);
   hub.seed([
@@ -23,14 +25,29 @@ function setup(t: import('node:test').TestContext, gridRole = true) {
     { kind: 'meter', id: SUBMETER, userId: USER, staticData: { vendor: 'SMA', model: 'Energy Meter' } },
   ]);
   const events = new HubEvents();
-  const ledger = new TariffLedger(hub.store, events);
+  // The API's clock is the wall clock; the monotonic one runs on only with `pass()`, never with a step.
+  let mono = 0;
+  const clock = { now: () => hub.clock.now(), monotonicMs: () => mono };
+  const watch = floorMs === undefined ? undefined : new ClockWatch(clock, { floorMs });
+  const ledger = new TariffLedger(hub.store, events, watch, hub.clock);
   ledger.start();
   t.after(() => ledger.stop());
   const update = (id: string, state: Record<string, unknown>, atMs: number) => {
     const device = { ...hub.store.devices.get(id)!, state };
     events.emit({ type: 'update', device, atMs });
   };
-  return { hub, update };
+  /** Time passes to `atMs` on both clocks. */
+  const pass = (atMs: number) => {
+    mono += atMs - hub.clock.ms;
+    hub.clock.ms = atMs;
+    watch?.check();
+  };
+  /** The wall clock alone is set to `atMs`. */
+  const step = (atMs: number) => {
+    hub.clock.ms = atMs;
+    watch?.check();
+  };
+  return { hub, update, pass, step };
 }
 
 test('prices: each new price is in force from the quarter hour it came in; a repeat is not written; 48 hours are kept', async (t) => {
@@ -82,4 +99,37 @@ test('consumption: without a meter marked role grid, two meters leave no grid me
   update(GRID, { energyImported: 1000 }, T0);
   update(GRID, { energyImported: 1001 }, T0 + H);
   assert.deepEqual(await json(await hub.request(`/tariffs/${TARIFF}/consumption`)), { content: [], totalElements: 0, totalPages: 0 });
+});
+
+test('a clock set back 3 hours: the hour that spans the step is left out, not booked with 4 hours of energy', async (t) => {
+  const { hub, update, pass, step } = setup(t, true, 0);
+  update(TARIFF, { pricePerKwh: 0.2 }, T0);
+  // A grid meter at a constant 1 kW: its counter grows 1 kWh an hour.
+  for (let h = 0; h <= 3; h++) {
+    pass(T0 + h * H + 1_000);
+    update(GRID, { energyImported: 1000 + h }, T0 + h * H + 1_000);
+  }
+  pass(T0 + 3 * H + 30 * 60_000);
+  step(T0 + 30 * 60_000); // a bad time source: back 3 hours
+  for (let h = 1; h <= 5; h++) { // the same hours come again, read 3 hours later
+    pass(T0 + h * H + 1_000);
+    update(GRID, { energyImported: 1003.5 + h }, T0 + h * H + 1_000);
+  }
+  const page = await json(await hub.request(`/tariffs/${TARIFF}/consumption`));
+  const hours = page.content.map((h: { startDate: string; consumption: number; cost: number }) => [h.startDate.slice(11, 16), h.consumption, h.cost]);
+  assert.deepEqual(hours, [['14:00', 1, 0.2], ['12:00', 1, 0.2], ['11:00', 1, 0.2], ['10:00', 1, 0.2]],
+    'every hour booked is 1 kWh; the hour ending at the first counter after the step (13:00 to 14:00) is left out');
+});
+
+test('a clock not set yet (1970) records no price; once it is set, the price in force is recorded from then and /prices shows no 1970 price', async (t) => {
+  const right = Date.parse('2026-11-20T08:07:00Z');
+  const { hub, update, step } = setup(t, true, right - H);
+  hub.clock.ms = 2_000;
+  update(TARIFF, { pricePerKwh: 0.3 }, 2_000);
+  update(GRID, { energyImported: 1000 }, 2_000);
+  assert.equal(hub.store.tariffLedger.latestPrice(TARIFF), undefined);
+  assert.equal(hub.store.tariffLedger.hourCount(GRID), 0, 'no counter dated 1970');
+  hub.store.devices.updateState(TARIFF, { pricePerKwh: 0.3 }, true, 2_000);
+  step(right);
+  assert.deepEqual(await json(await hub.request(`/tariffs/${TARIFF}/prices`)), [{ startDate: '2026-11-20T08:00:00Z', totalPrice: 0.3 }]);
 });

@@ -18,6 +18,7 @@ import type { HttpDeviceSim, SimTls } from '../../src/sim/http/http-sim-server.t
 import { fingerprintOf } from '../../src/transport/http-device.ts';
 import { makeSelfSigned } from './tls.ts';
 import { keyedApi } from './keyed-api.ts';
+import type { Clock } from '../../src/domain/time.ts';
 
 export const HTTP_HUB_KEY = 'http-hub-test-key-0123456789abcdef';
 
@@ -33,11 +34,12 @@ export interface HttpHub {
   device(id: string): DeviceRecord | undefined;
 }
 
-export async function startHttpHub(t: TestContext, records: unknown[], settings: Partial<HttpRuntimeSettings> = {}): Promise<HttpHub> {
+/** `clock`: the hub's (default: the system's). */
+export async function startHttpHub(t: TestContext, records: unknown[], settings: Partial<HttpRuntimeSettings> = {}, clock?: Clock): Promise<HttpHub> {
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-http-'));
   const config = ConfigSchema.parse({ dataDir, http: { port: 0 }, apiKey: HTTP_HUB_KEY });
   const daemon = new Daemon({
-    config, log: silentLogger(),
+    config, log: silentLogger(), clock,
     beforeListen: (store) => {
       const prepared = prepareImport(records, Date.now(), (id) => store.devices.get(id)?.kind);
       store.importDevices(prepared.devices, prepared.images, Date.now());
@@ -78,11 +80,11 @@ export async function startHttpHub(t: TestContext, records: unknown[], settings:
   };
 }
 
-/** A device's own self-signed certificate, made in a temporary directory removed after the test. */
-export function deviceCertificate(t: TestContext, commonName: string): SimTls & { pinned: { sha256: string; pem: string } } {
+/** A device's own self-signed certificate (valid from `validFrom`, else now), made in a temporary directory removed after the test. */
+export function deviceCertificate(t: TestContext, commonName: string, validFrom?: string): SimTls & { pinned: { sha256: string; pem: string } } {
   const dir = mkdtempSync(join(tmpdir(), 'hub-cert-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const { cert, key } = makeSelfSigned(dir, commonName);
+  const { cert, key } = makeSelfSigned(dir, commonName, commonName, validFrom);
   return { cert, key, pinned: { sha256: fingerprintOf(cert), pem: cert } };
 }
 

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
 import type { ChargerProber } from '../../src/runtime/pairing-prober.ts';
+import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 export class TestClock implements Clock {
   constructor(public ms = Date.parse('2026-11-07T05:31:56Z')) {}
@@ -16,6 +17,22 @@ export class TestClock implements Clock {
   }
   advance(ms: number): void {
     this.ms += ms;
+  }
+}
+
+/** A TestClock with a monotonic clock of its own: time passes on both, a step moves the wall clock alone. */
+export class SteppingClock extends TestClock {
+  mono = 1_000;
+  monotonicMs(): number {
+    return this.mono;
+  }
+  override advance(ms: number): void {
+    this.ms += ms;
+    this.mono += ms;
+  }
+  /** The wall clock is set to `toMs` (NTP, or a bad time source). */
+  step(toMs: number): void {
+    this.ms = toMs;
   }
 }
 
@@ -37,6 +54,7 @@ export function createTestHub(options: TestHubOptions = {}) {
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
   const { app, operations } = createApp({
     store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings, pairing: options.pairing,
+    bindingDefaults: builtInBindingDefaults(),
   });
 
   /** A request with the test key; `init.headers` may override or drop it. */

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Daemon } from '../../src/daemon.ts';
+import type { Store } from '../../src/store/store.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
@@ -32,6 +33,8 @@ export interface MqttHubOptions {
   log?: Logger;
   /** The hub's clock (default: the system's). */
   clock?: Clock;
+  /** Called with the store once the records are in, before the hub listens (as npm start writes the demo's past). */
+  beforeListen?: (store: Store) => void;
 }
 
 export interface MqttHub {
@@ -74,9 +77,11 @@ export async function startMqttHub(t: TestContext, options: MqttHubOptions = {})
   const daemon = new Daemon({
     config, log: options.log ?? silentLogger(), clock: options.clock,
     beforeListen: (store) => {
-      if (!options.records) return;
-      const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
-      store.importDevices(prepared.devices, prepared.images, Date.now(), prepared.ocppCredentials);
+      if (options.records) {
+        const prepared = prepareImport(options.records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
+        store.importDevices(prepared.devices, prepared.images, Date.now(), prepared.ocppCredentials);
+      }
+      options.beforeListen?.(store);
     },
   });
   started = daemon;

@@ -8,6 +8,7 @@ import { Daemon } from '../../src/daemon.ts';
 import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
+import type { Clock } from '../../src/domain/time.ts';
 import type { CommandRecord } from '../../src/store/commands.ts';
 import type { CommandType } from '../../src/domain/vocabulary.ts';
 import type { HubEvent } from '../../src/runtime/events/hub-events.ts';
@@ -40,13 +41,14 @@ export interface OcppHub {
   stop(): Promise<void>;
 }
 
-export async function startOcppHub(t: TestContext, records: unknown[], options: { dataDir?: string; log?: Logger; config?: Record<string, unknown> } = {}): Promise<OcppHub> {
+export async function startOcppHub(t: TestContext, records: unknown[], options: { dataDir?: string; log?: Logger; config?: Record<string, unknown>; clock?: Clock } = {}): Promise<OcppHub> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'hub-ocpp-'));
   const sims: ChargePointSim[] = [];
   let stopped = false;
   const daemon = new Daemon({
     config: ConfigSchema.parse({ dataDir, http: { port: 0 }, apiKey: HUB_KEY, ...options.config }),
     log: options.log ?? silentLogger(),
+    clock: options.clock,
     beforeListen: (store) => {
       const prepared = prepareImport(records, Date.now(), (id) => store.devices.get(id)?.kind, (cp) => store.ocpp.credential(cp)?.deviceId);
       store.importDevices(prepared.devices, prepared.images, Date.now(), prepared.ocppCredentials);

@@ -1,5 +1,6 @@
 // A charger prober for tests: pairs GO_E with the real form, answers from a table of serial numbers
-// (no transport), counts its probes and can hold one until the test releases it.
+// (no transport), counts its probes and can hold one until the test releases it. Its bindings are
+// the MQTT prober's: the go-e driver, with the topic prefix only when the user gave one.
 import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/runtime/pairing-prober.ts';
 
 export const GOOD_SERIAL = '123456';
@@ -9,7 +10,7 @@ export class TestProber implements ChargerProber {
   /** Serial numbers and what probing them gives; any other serial is UNREACHABLE. */
   readonly chargers = new Map<string, ProbedCharger | ProbeErrorCode | Error>([
     [GOOD_SERIAL, {
-      driver: { type: 'go-e-mqtt', serial: GOOD_SERIAL, topicPrefix: 'go-eCharger' },
+      driver: { type: 'go-e', serial: GOOD_SERIAL },
       model: 'go-e Charger Gemini flex 22',
       name: 'Garage',
       state: { chargingState: 'UNPLUGGED', chargeRate: 0 },
@@ -36,7 +37,7 @@ export class TestProber implements ChargerProber {
     if (found === undefined) throw new PairingProbeError('UNREACHABLE', `no answer from ${fields['serial']}`);
     if (typeof found === 'string') throw new PairingProbeError(found);
     if (found instanceof Error) throw found;
-    return { ...found, driver: { ...found.driver, topicPrefix: fields['topicPrefix'] ?? 'go-eCharger' } };
+    return { ...found, driver: { ...found.driver, ...(fields['topicPrefix'] ? { topicPrefix: fields['topicPrefix'] } : {}) } };
   }
 
   /** Holds every probe until the returned release() is called; `started` resolves when one begins. */

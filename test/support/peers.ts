@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 
 export const INSTALL_PEERS = 'sudo bash scripts/install-test-peers.sh';
+/** Debian's libfaketime: preloaded, it moves a process's wall clock (test/support/faketime.ts). */
+export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
 const CHECKS = {
   mosquitto: () => spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0,
@@ -18,6 +20,7 @@ const CHECKS = {
   mbpoll: () => existsSync('/usr/bin/mbpoll'),
   pymodbus: () => spawnSync('/usr/bin/python3', ['-c', 'import pymodbus'], { stdio: 'ignore' }).status === 0,
   chromium: () => existsSync('/usr/bin/chromium'),
+  libfaketime: () => existsSync(LIBFAKETIME),
 } as const;
 
 export type Peer = keyof typeof CHECKS;

@@ -10,9 +10,10 @@ export interface RunningHub {
   kill(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** `entry`: the script to run instead of the hub's own (test/support/hub-at.ts sets its clock). */
+/** `entry`: the script to run instead of the hub's own (test/support/hub-at.ts sets its clock); a
+ * compiled one (`.js`, the built hub in dist/) runs without tsx, as installed. */
 export async function startHubProcess(env: Record<string, string>, args: string[] = [], timeoutMs = 20_000, entry = 'src/main.ts'): Promise<RunningHub> {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...(entry.endsWith('.js') ? [] : ['--import', 'tsx']), entry, ...args], {
     env: { ...process.env, HUB_HTTP_PORT: '0', HUB_LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { LIBFAKETIME } from './peers.ts';
 
 export interface TestCertificates {
   caFile: string;
@@ -26,10 +27,15 @@ export function makeCertificates(dir: string): TestCertificates {
   return { caFile: f('ca.crt'), serverCertFile: f('server.crt'), serverKeyFile: f('server.key'), clientCertFile: f('client.crt'), clientKeyFile: f('client.key') };
 }
 
-/** A self-signed certificate as a device makes itself (an Envoy's is issued to "envoy"), and its key. */
-export function makeSelfSigned(dir: string, commonName: string, name = commonName): { cert: string; key: string } {
+/**
+ * A self-signed certificate as a device makes itself (an Envoy's is issued to "envoy"), and its key;
+ * valid for 2 days from now, or from `validFrom` ("2030-01-01 00:00:00", made under libfaketime: a
+ * device whose clock is ahead of the hub's, or a certificate long expired).
+ */
+export function makeSelfSigned(dir: string, commonName: string, name = commonName, validFrom?: string): { cert: string; key: string } {
   const f = (file: string) => join(dir, file);
+  const env = validFrom ? { ...process.env, LD_PRELOAD: LIBFAKETIME, FAKETIME: `@${validFrom}` } : process.env;
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '2', '-subj', `/CN=${commonName}`,
-    '-keyout', f(`${name}.key`), '-out', f(`${name}.crt`)], { stdio: 'pipe' });
+    '-keyout', f(`${name}.key`), '-out', f(`${name}.crt`)], { stdio: 'pipe', env });
   return { cert: readFileSync(f(`${name}.crt`), 'utf8'), key: readFileSync(f(`${name}.key`), 'utf8') };
 }

@@ -8,11 +8,15 @@ import type { HubEvent, HubEvents } from '../../runtime/events/hub-events.ts';
 import type { HouseholdFlows } from '../../runtime/household-flows.ts';
 import { command, detailJson } from '../../runtime/present.ts';
 import type { Store } from '../../store/store.ts';
+import type { LiveStream } from './live-stream.ts';
+import type { LiveSlots } from './live-slots.ts';
 
 /** What the page's stream listens to; the daemon passes its events and the series' flows. */
 export interface HouseholdSource {
   events: HubEvents;
   flowsOf(userId: string): HouseholdFlows;
+  /** The places for live streams and their limits; else the defaults (live-slots.ts). Tests and the bench pass their own to look at the streams. */
+  slots?: LiveSlots;
 }
 
 /** The most recent commands shown per device. */
@@ -46,67 +50,32 @@ export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): 
 }
 
 /**
- * A text/event-stream of the user's household: `flows` at once and after each change (at most once a
- * second), `device` with a device's new detail, `command` with a command's new state.
+ * Fills `stream` (a text/event-stream) with the user's household: `flows` at once and after each
+ * change (at most once a second), `device` with a device's new detail, `command` with a command's new
+ * state. A client that reads slowly gets the latest of each (live-stream.ts), not every event.
  */
-export function householdStream(
-  store: Store, source: HouseholdSource, userId: string, signal: AbortSignal, reasonOf?: ReasonOf, onClose: () => void = () => {},
-): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
-  let closed = false;
-  let stopListening = () => {};
-  const cleanup = () => {
-    if (closed) return;
-    closed = true;
-    stopListening();
-    onClose();
+export function followHousehold(store: Store, source: HouseholdSource, userId: string, stream: LiveStream, reasonOf?: ReasonOf): void {
+  let flowsTimer: NodeJS.Timeout | undefined;
+  const sendFlows = () => {
+    flowsTimer = undefined;
+    stream.send('flows', 'flows', source.flowsOf(userId));
   };
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (event: string, data: unknown) => {
-        try {
-          controller.enqueue(encoder.encode(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`));
-        } catch {
-          cleanup(); // the stream is closed
-        }
-      };
-      let flowsTimer: NodeJS.Timeout | undefined;
-      const sendFlows = () => {
-        flowsTimer = undefined;
-        send('flows', source.flowsOf(userId));
-      };
-      const off = source.events.on((event: HubEvent) => {
-        if (event.type === 'command') {
-          const device = store.devices.get(event.command.deviceId);
-          if (device?.userId === userId) send('command', { deviceId: device.id, command: command(event.command) });
-          return;
-        }
-        if (event.type === 'price.update' || event.device.userId !== userId) return;
-        send('device', event.type === 'delete' ? { id: event.device.id, deleted: true } : pageDevice(store, event.device, reasonOf));
-        flowsTimer ??= setTimeout(sendFlows, FLOWS_EVERY_MS);
-      });
-      const keepalive = setInterval(() => {
-        try {
-          controller.enqueue(encoder.encode(': keepalive\n\n'));
-        } catch {
-          cleanup();
-        }
-      }, KEEPALIVE_MS);
-      stopListening = () => {
-        off();
-        clearInterval(keepalive);
-        if (flowsTimer) clearTimeout(flowsTimer);
-      };
-      signal.addEventListener('abort', () => {
-        cleanup();
-        try {
-          controller.close();
-        } catch { /* already closed */ }
-      }, { once: true });
-      sendFlows();
-    },
-    cancel() {
-      cleanup();
-    },
+  const off = source.events.on((event: HubEvent) => {
+    if (event.type === 'command') {
+      const device = store.devices.get(event.command.deviceId);
+      if (device?.userId === userId) stream.send(`command:${event.command.id}`, 'command', { deviceId: device.id, command: command(event.command) });
+      return;
+    }
+    if (event.type === 'price.update' || event.device.userId !== userId) return;
+    const id = event.device.id;
+    stream.send(`device:${id}`, 'device', event.type === 'delete' ? { id, deleted: true } : pageDevice(store, event.device, reasonOf));
+    flowsTimer ??= setTimeout(sendFlows, FLOWS_EVERY_MS);
   });
+  const keepalive = setInterval(() => stream.keepalive(), KEEPALIVE_MS);
+  stream.whenEnded(() => {
+    off();
+    clearInterval(keepalive);
+    clearTimeout(flowsTimer);
+  });
+  sendFlows();
 }

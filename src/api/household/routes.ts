@@ -1,6 +1,7 @@
 // The household page (issue 25) at /home: the page and its script without a key (they hold no data of
 // the household), then /home/devices and /home/live, which want the key in X-API-KEY as the API does.
 // A key scoped to one household shows that household only, without a choice (decisions.md §6).
+import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
 import type { DeviceRecord } from '../../domain/device.ts';
@@ -11,11 +12,10 @@ import { householdFlows } from '../../runtime/household-flows.ts';
 import { renderHomePage } from './page.ts';
 import { HOME_SCRIPT } from './script.ts';
 import { HOME_CSS_SOURCE } from './styles.ts';
-import { householdStream, pageDevices } from './live.ts';
+import { followHousehold, pageDevices } from './live.ts';
+import { LiveSlots } from './live-slots.ts';
 
 const LANGS: readonly Lang[] = ['en', 'de', 'fr'];
-/** Open live streams at most: each is a listener on the hub's events, and a gateway serves a household, not a crowd. */
-export const MAX_LIVE_STREAMS = 20;
 
 /** The page's headers: its own stylesheet (by hash) and script, requests to the hub only, nothing framed or cached. */
 const PAGE_HEADERS = {
@@ -34,7 +34,7 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
   const app = new Hono();
   // The page's bytes are the same for every request of a language and theme: made once.
   const pages = new Map<string, string>();
-  let openStreams = 0;
+  const slots = deps.household?.slots ?? new LiveSlots({}, deps.log);
 
   app.get('/home', (c) => {
     const asked = c.req.query('lang');
@@ -71,9 +71,16 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     // Another household, to a scoped key: not there, whether or not the hub knows that user.
     if (key.userId !== null && userId !== key.userId) throw new ApiError('NOT_FOUND', 'No such household for this key');
     if (!deps.household) throw new ApiError('NOT_FOUND', 'This hub has no live household stream');
-    if (openStreams >= MAX_LIVE_STREAMS) throw new ApiError('TOO_MANY_REQUESTS', `At most ${MAX_LIVE_STREAMS} live streams are open at once`, undefined, { 'Retry-After': '10' });
-    openStreams++;
-    return new Response(householdStream(deps.store, deps.household, userId, c.req.raw.signal, reasonOf, () => openStreams--), {
+    // Ending a stream that stopped reading takes closing its socket (live-stream.ts); in process (app.request) there is none.
+    const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+    // The places are shared per key (live-slots.ts): the verified key's id tells keys apart.
+    const stream = slots.open(key.id, () => outgoing?.destroy());
+    if (!stream) {
+      throw new ApiError('TOO_MANY_REQUESTS', `At most ${slots.settings.maxStreams} live streams are open at once, shared between keys`, undefined, { 'Retry-After': '10' });
+    }
+    c.req.raw.signal.addEventListener('abort', () => stream.close('client'), { once: true });
+    followHousehold(deps.store, deps.household, userId, stream, reasonOf);
+    return new Response(stream.body, {
       headers: { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store', 'X-Accel-Buffering': 'no' },
     });
   });

@@ -58,6 +58,11 @@ export interface VehicleMessages {
     waiting: string;
     checkNow: string;
   };
+  /**
+   * Back from the maker's login in a browser that did not start it (no cookie of that login): the
+   * link could have been taken; the owner starts again from the browser they use.
+   */
+  otherBrowser: { heading: string; body: string };
   /** On the way to the maker's login page. */
   redirect: { heading(vendorName: string): string; body(vendorName: string): string; continue(vendorName: string): string };
   /** Logged in: which car, at which charger. */

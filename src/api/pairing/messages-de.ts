@@ -90,6 +90,10 @@ export const de: Messages = {
       waiting: 'Diese Seite geht von selbst weiter, sobald Sie den Code bestätigt haben.',
       checkNow: 'Jetzt prüfen',
     },
+    otherBrowser: {
+      heading: 'Bitte in diesem Browser neu beginnen',
+      body: 'Diese Seite kann nur in dem Browser fortgesetzt werden, in dem die Anmeldung beim Autohersteller begonnen wurde. Bitte starten Sie die Verbindung in Ihrer App erneut, im Browser, den Sie jetzt verwenden, und melden Sie sich von dort an.',
+    },
     redirect: {
       heading: (vendor) => `Weiter zu ${vendor}`,
       body: (vendor) => `Sie werden zur Anmeldeseite von ${vendor} weitergeleitet. Nach der Anmeldung schickt ${vendor} Sie hierher zurück.`,

@@ -90,6 +90,10 @@ export const en: Messages = {
       waiting: 'This page moves on by itself once you have confirmed the code.',
       checkNow: 'Check now',
     },
+    otherBrowser: {
+      heading: 'Start again in this browser',
+      body: 'This page can only continue in the browser that started the login at the car maker. Please start connecting again from your app, in the browser you use now, and log in from there.',
+    },
     redirect: {
       heading: (vendor) => `On to ${vendor}`,
       body: (vendor) => `You are being sent to ${vendor}'s login page. After you have logged in, ${vendor} sends you back here.`,

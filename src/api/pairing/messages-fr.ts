@@ -90,6 +90,10 @@ export const fr: Messages = {
       waiting: 'Cette page avance d’elle-même dès que vous avez confirmé le code.',
       checkNow: 'Vérifier maintenant',
     },
+    otherBrowser: {
+      heading: 'Recommencez dans ce navigateur',
+      body: 'Cette page ne peut continuer que dans le navigateur qui a commencé la connexion chez le constructeur. Veuillez relancer la connexion depuis votre application, dans le navigateur que vous utilisez maintenant, et vous connecter depuis celui-ci.',
+    },
     redirect: {
       heading: (vendor) => `Vers ${vendor}`,
       body: (vendor) => `Vous êtes redirigé vers la page de connexion de ${vendor}. Une fois connecté, ${vendor} vous renvoie ici.`,

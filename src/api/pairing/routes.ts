@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { ApiDeps } from '../deps.ts';
-import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import { identityWith } from '../../domain/binding-identity.ts';
 import { formatTimestamp } from '../../domain/time.ts';
 import type { ConnectSession } from '../../store/connect-sessions.ts';
 import { MESSAGES, pickLanguage } from './messages.ts';
@@ -46,6 +47,7 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
   /** Where recently ended sessions sent the browser: a repeated submission (a double click) gets the same answer. */
   const ended = new Map<string, { location: string; untilMs: number }>();
   const log = deps.log.child({ component: 'pairing' });
+  const identityOf = identityWith(deps.bindingDefaults);
   const app = new Hono();
 
   const lookup = (token: string): Lookup => {
@@ -62,7 +64,7 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     return { lang, theme, text: MESSAGES[lang] };
   };
 
-  const page = (c: Context, status: 200 | 400 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string) =>
+  const page = (c: Context, status: 200 | 400 | 403 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string) =>
     c.body(body, status, pageHeaders(redirectUrl));
 
   /** The page for a session that cannot be used (any more). */
@@ -114,9 +116,12 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
       log.info({ userId: session.userId, vendor: session.vendor, code, cause }, 'pairing probe failed');
       return { kind: 'failed', code };
     }
-    // The same charger paired again: for its owner that is the device it already is; another
-    // household cannot take it over through a pairing link.
-    const already = deps.store.devices.driven().find((d) => d.kind === 'charger' && sameBinding(d.driver, probed.driver));
+    // The same charger paired again (the same binding once the driver's defaults are applied and
+    // each setting written one way: binding-identity.ts): for its owner that is the device it
+    // already is; another household cannot take it over through a pairing link.
+    const identity = identityOf('charger', probed.driver);
+    const already = identity === null ? undefined
+      : deps.store.devices.driven().find((d) => d.kind === 'charger' && d.driver !== null && identityOf('charger', d.driver) === identity);
     if (already && already.userId !== session.userId) {
       log.info({ userId: session.userId, vendor: session.vendor, deviceId: already.id }, 'pairing refused: the charger belongs to another user');
       return { kind: 'failed', code: 'TAKEN' };
@@ -235,13 +240,6 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     return page(c, 500, messagePage(frame, frame.text.failure));
   });
   return app;
-}
-
-/** Two bindings reach the same device when they say the same, whatever the order of their keys. */
-function sameBinding(a: DriverBinding | null, b: DriverBinding): boolean {
-  if (!a) return false;
-  const canonical = (binding: DriverBinding) => JSON.stringify(Object.keys(binding).sort().map((key) => [key, binding[key]]));
-  return canonical(a) === canonical(b);
 }
 
 /** The submitted form as strings (files and repeated names ignored); undefined when it is not a form. */

@@ -18,13 +18,14 @@ import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
 import { VehicleLoginFailed, type ConnectableCar } from '../../runtime/vehicle-connector.ts';
 import type { PairingForm } from '../../runtime/pairing-prober.ts';
+import { LoginBrowsers } from './login-browser.ts';
 
 /** What the vehicle flow uses of the pairing routes. */
 export interface PageKit {
   deps: ApiDeps;
   log: Logger;
   frameOf(c: Context, session?: ConnectSession): PageFrame;
-  page(c: Context, status: 200 | 400 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string): Response;
+  page(c: Context, status: 200 | 400 | 403 | 404 | 410 | 413 | 422 | 500, body: string, redirectUrl?: string): Response;
   /** Ends the session with an outcome that adds nothing (cancel, give up). */
   leave(c: Context, token: string, session: ConnectSession, outcome: PairingOutcome): Response | Promise<Response>;
   /** Remembers where an ended session sent the browser (a repeated submission goes there too). */
@@ -42,6 +43,7 @@ export function vehicleFlow(kit: PageKit) {
   // Read at each use: the daemon learns its public address once it listens, after the routes exist.
   const callbackUrlOf = () => `${deps.settings.publicUrl}${VEHICLE_CALLBACK_PATH}`;
   const formOf = (vendor: string) => deps.vehicles?.forms().get(vendor);
+  const browsers = new LoginBrowsers();
 
   const loginPage = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, form: PairingForm,
     extra: Pick<FormPageInput, 'values' | 'problems' | 'failure'> = {}) => {
@@ -58,9 +60,11 @@ export function vehicleFlow(kit: PageKit) {
   const chargersOf = (userId: string) => deps.store.devices.list({ kind: 'charger', ownerId: userId }, FIRST_PAGE).items
     .map((charger) => ({ id: charger.id, label: [charger.name ?? vendorName(charger.vendor), charger.model].filter(Boolean).join(' · ') }));
 
-  /** The vehicle with this VIN on the hub, whoever's it is (the store's filter matches a part of it). */
+  /** The vehicle with this VIN on the hub, whoever's it is (the store's filter matches a part of it;
+   * a VIN is one in any case, as binding-identity.ts has it: an import may have written it in lower case). */
+  const sameVin = (a: unknown, vin: string) => typeof a === 'string' && a.trim().toUpperCase() === vin.toUpperCase();
   const vehicleWithVin = (vin: string) => deps.store.devices.list({ kind: 'vehicle', vin }, FIRST_PAGE).items
-    .find((d) => d.staticData['vin'] === vin || d.driver?.['vin'] === vin);
+    .find((d) => sameVin(d.staticData['vin'], vin) || sameVin(d.driver?.['vin'], vin));
 
   const chooseAnswer = (c: Context, status: 200 | 400 | 422, token: string, session: ConnectSession, cars: readonly ConnectableCar[],
     selected: { vin?: string; chargerId?: string }, failure?: string) => {
@@ -116,7 +120,10 @@ export function vehicleFlow(kit: PageKit) {
         return loginPage(c, 422, token, session, form, { values: input.values, failure: frame.text.vehicle.failed[err.code] });
       }
       kit.log.info({ userId: session.userId, vendor: session.vendor, step: start.kind }, 'vehicle login begun');
-      if (start.kind === 'redirect') return kit.page(c, 200, redirectPage(frame, session.vendor, start.url));
+      if (start.kind === 'redirect') {
+        browsers.bind(c, token);
+        return kit.page(c, 200, redirectPage(frame, session.vendor, start.url));
+      }
       return c.redirect(`/connect/${token}`, 303);
     }
     if (action !== 'add') return kit.page(c, 400, messagePage(frame, frame.text.badRequest));
@@ -161,15 +168,28 @@ export function vehicleFlow(kit: PageKit) {
     return c.redirect(kit.remember(token, outcomeUrl(session.redirectUrl, { status: 'SUCCESS', vehicleId: device.id })), 303);
   };
 
-  /** GET /connect/callback: the maker's login sends the browser back; on to the session's page. */
+  /**
+   * GET /connect/callback: the maker's login sends the browser back; on to the session's page, only
+   * in the browser that began that login (login-browser.ts). Without its cookie the query is not
+   * even looked at: the login stays waiting for the owner's own browser.
+   */
   const callback = async (c: Context) => {
-    const key = deps.vehicles ? await deps.vehicles.callback(new URL(c.req.url).searchParams) : undefined;
+    const token = browsers.sessionOf(c);
+    if (token === undefined) {
+      const frame = kit.frameOf(c);
+      kit.log.info('vehicle login callback refused: not the browser that began the login');
+      return kit.page(c, 403, messagePage(frame, frame.text.vehicle.otherBrowser));
+    }
+    // Only this browser's session's login: another's state is left for the browser that began it.
+    const key = deps.vehicles ? await deps.vehicles.callback(new URL(c.req.url).searchParams, token) : undefined;
     if (key === undefined) {
       const frame = kit.frameOf(c);
       return kit.page(c, 404, messagePage(frame, frame.text.unknown));
     }
+    browsers.forget(token);
     return c.redirect(`/connect/${key}`, 303);
   };
 
   return { show, submit, callback };
 }
+

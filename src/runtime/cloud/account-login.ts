@@ -10,7 +10,7 @@
 // token descends from (a refresh keeps it), else when this session first saw the token. A refused
 // one gives way to the next newest; only when every car's login is refused is a new login due.
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 
 export interface LoginTokens {
   refreshToken: string;
@@ -39,6 +39,9 @@ export class AccountLogin<T extends LoginTokens> {
   /** When each refresh token was first seen here (the rank of a token whose binding has no loginAtMs). */
   private readonly seenAtMs = new Map<string, number>();
   private tokens: T | undefined;
+  /** When the held tokens are due for renewal, on the monotonic clock: their expiry is the maker's
+   * date, read against the wall clock once, as they arrive, so that a later step moves nothing. */
+  private renewAtMono = Number.NEGATIVE_INFINITY;
   private pending: Promise<T> | undefined;
   /** The refresh token the account's chain is at: the last one stored. */
   private head: string | undefined;
@@ -93,6 +96,11 @@ export class AccountLogin<T extends LoginTokens> {
     for (const [id, binding] of next) this.cars.set(id, { ...this.cars.get(id)!, driver: binding });
   }
 
+  /** How long until the held tokens are renewed (0 or less: due now), measured on the monotonic clock. */
+  renewInMs(): number {
+    return this.tokens ? this.renewAtMono - monotonicMs(this.deps.clock) : 0;
+  }
+
   /** The tokens the maker refused (a stream password, an access token): the next call takes new ones. */
   drop(): void {
     this.tokens = undefined;
@@ -101,7 +109,7 @@ export class AccountLogin<T extends LoginTokens> {
   /** Tokens that do not run out within renewBeforeMs: the ones held, else one refresh for the whole account. */
   async fresh(): Promise<T> {
     for (;;) {
-      if (this.tokens && this.tokens.expiresAtMs - this.deps.renewBeforeMs > this.deps.clock.now()) return this.tokens;
+      if (this.tokens && this.renewInMs() > 0) return this.tokens;
       const generation = this.generation;
       this.pending ??= this.refresh().finally(() => {
         this.pending = undefined;
@@ -134,7 +142,10 @@ export class AccountLogin<T extends LoginTokens> {
         continue;
       }
       this.head = tokens.refreshToken;
-      if (generation === this.generation) this.tokens = tokens;
+      if (generation === this.generation) {
+        this.tokens = tokens;
+        this.renewAtMono = monotonicMs(this.deps.clock) + (tokens.expiresAtMs - this.deps.clock.now()) - this.deps.renewBeforeMs;
+      }
       // Every car gets the new token but one holding a newer login that came meanwhile (tried next).
       this.share({ ...this.deps.kept?.(tokens, next.binding), refreshToken: tokens.refreshToken, loginAtMs: next.rank }, (binding) => {
         const held = binding['refreshToken'];

@@ -182,7 +182,8 @@ export class CardataStream implements CloudAccountSession {
       this.attempts = 0;
       this.setStatus({ state: 'streaming' });
       this.deps.log.info({ cars: topics.length }, 'BMW CarData stream connected');
-      this.schedule(Math.max(0, tokens.expiresAtMs - this.deps.settings.renewBeforeMs - this.deps.clock.now()), () => void this.renew());
+      // On the monotonic clock (the login's): a step of the wall clock neither delays the renewal past the expiry nor hurries it.
+      this.schedule(Math.max(0, this.login.renewInMs()), () => void this.renew());
     } catch (err) {
       if (epoch !== this.epoch) return;
       if (err instanceof CardataLoginRefused) return this.loginDue(err.message);

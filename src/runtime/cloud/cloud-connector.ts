@@ -16,7 +16,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.ts';
 import type { DriverBinding } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { PairingForm } from '../pairing-prober.ts';
 import {
   VehicleLoginFailed, type ConnectableCar, type VehicleConnector, type VehicleLoginError, type VehicleLoginStart, type VehicleLoginState,
@@ -64,6 +64,7 @@ interface LoginBase {
   vin: string | null;
   state: VehicleLoginState;
   /** When (clock ms) the login is forgotten; undefined while a BMW code is being polled. */
+  /** On the monotonic clock. */
   forgetAtMs: number | undefined;
   /** Ended, replaced or stopped: whatever is still under way for it is dropped. */
   ended: boolean;
@@ -80,6 +81,8 @@ interface CardataLogin extends LoginBase {
   /** The tokens are in; the cars are being read. */
   authorized: boolean;
   timer: NodeJS.Timeout | undefined;
+  /** When BMW's code runs out, on the monotonic clock (its expiry date read against the wall clock once, as it came). */
+  codeEndsAtMono: number;
 }
 
 interface VolvoLogin extends LoginBase {
@@ -132,7 +135,7 @@ export class CloudConnector implements VehicleConnector {
       const start: VehicleLoginStart = { kind: 'redirect', url };
       const record: VolvoLogin = {
         ...base, protocol: 'volvo', client, codeVerifier, callbackUrl: login.callbackUrl, oauthState,
-        state: { state: 'waiting', start }, forgetAtMs: this.deps.clock.now() + KEPT_MS,
+        state: { state: 'waiting', start }, forgetAtMs: this.mono() + KEPT_MS,
       };
       this.logins.set(key, record);
       this.byState.set(oauthState, record);
@@ -159,6 +162,7 @@ export class CloudConnector implements VehicleConnector {
     const record: CardataLogin = {
       ...base, protocol: 'bmw-cardata', clientId, start: code, intervalSeconds: code.intervalSeconds,
       answered: false, authorized: false, timer: undefined, state: { state: 'waiting', start },
+      codeEndsAtMono: this.mono() + (code.expiresAtMs - this.deps.clock.now()),
     };
     this.logins.set(key, record);
     this.log.info({ vendor: login.vendor }, 'login begun: the owner enters the code on BMW\'s page');
@@ -175,11 +179,12 @@ export class CloudConnector implements VehicleConnector {
     return this.logins.get(key)?.state ?? { state: 'none' };
   }
 
-  async callback(query: URLSearchParams): Promise<string | undefined> {
+  async callback(query: URLSearchParams, key?: string): Promise<string | undefined> {
     this.sweep();
     const oauthState = query.get('state');
     const login = oauthState ? this.byState.get(oauthState) : undefined;
     if (!login || login.ended || login.state.state !== 'waiting') return undefined;
+    if (key !== undefined && login.key !== key) return undefined;
     this.byState.delete(login.oauthState);
     const code = query.get('code');
     // Volvo ID sends the owner who declines back with error=access_denied; any other error, or
@@ -238,7 +243,7 @@ export class CloudConnector implements VehicleConnector {
   /** One poll of BMW's token endpoint after the interval, or at the code's end if that comes first. */
   private schedulePoll(login: CardataLogin): void {
     clearTimeout(login.timer);
-    const untilExpiryMs = Math.max(0, login.start.expiresAtMs - this.deps.clock.now());
+    const untilExpiryMs = Math.max(0, login.codeEndsAtMono - this.mono());
     login.timer = setTimeout(() => void this.poll(login), Math.min(login.intervalSeconds * 1000, untilExpiryMs));
   }
 
@@ -295,7 +300,7 @@ export class CloudConnector implements VehicleConnector {
   }
 
   private codeRanOut(login: CardataLogin): boolean {
-    return login.state.state === 'waiting' && !login.authorized && this.deps.clock.now() >= login.start.expiresAtMs;
+    return login.state.state === 'waiting' && !login.authorized && this.mono() >= login.codeEndsAtMono;
   }
 
   /** BMW's code ran out: EXPIRED, or UNREACHABLE when BMW's token endpoint never answered a poll. */
@@ -306,7 +311,7 @@ export class CloudConnector implements VehicleConnector {
   private conclude(login: Login, state: Extract<VehicleLoginState, { state: 'loggedIn' | 'failed' }>): void {
     if (login.ended) return;
     login.state = state;
-    login.forgetAtMs = this.deps.clock.now() + KEPT_MS;
+    login.forgetAtMs = this.mono() + KEPT_MS;
     if (login.protocol === 'bmw-cardata') {
       clearTimeout(login.timer);
       login.timer = undefined;
@@ -318,9 +323,14 @@ export class CloudConnector implements VehicleConnector {
     this.onProgress?.(login.key, state);
   }
 
+  /** Monotonic ms: how long a login is kept, and how long BMW's code lasts, are durations. */
+  private mono(): number {
+    return monotonicMs(this.deps.clock);
+  }
+
   /** Forgets the logins whose time is up. */
   private sweep(): void {
-    const now = this.deps.clock.now();
+    const now = this.mono();
     for (const [key, login] of this.logins) {
       if (login.forgetAtMs !== undefined && now >= login.forgetAtMs) this.end(key);
     }

@@ -10,6 +10,7 @@
 // the API does not answer for (not on the account any more, a fault) shows that and is tried again
 // at the next poll, the others read on.
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
+import { monotonicMs } from '../../domain/time.ts';
 import { backoffDelay } from '../../transport/mqtt-connection.ts';
 import { AccountLogin } from './account-login.ts';
 import type { CloudAccountDeps, CloudAccountSession, CloudStatus } from './cloud-session.ts';
@@ -35,6 +36,7 @@ export interface VolvoPollerDeps extends CloudAccountDeps {
 
 interface VolvoCar {
   status: CloudStatus;
+  /** On the monotonic clock: the odometer's interval is a duration. */
   odometerDueAtMs: number;
   readonly latest: Map<string, unknown>;
   readonly units: Map<string, string>;
@@ -232,11 +234,11 @@ export class VolvoPoller implements CloudAccountSession {
     const client = clientOf(device.driver!);
     const vin = encodeURIComponent(String(device.driver!['vin']));
     this.take(car, await volvoRead(this.deps.endpoints, client, tokens.accessToken, `/energy/v2/vehicles/${vin}/state`));
-    if (this.deps.clock.now() >= car.odometerDueAtMs) {
+    if (monotonicMs(this.deps.clock) >= car.odometerDueAtMs) {
       // Wrapped in `data` by the API (evcc types.go OdometerState.Data.Odometer).
       const answer = await volvoRead(this.deps.endpoints, client, tokens.accessToken, `/connected-vehicle/v2/vehicles/${vin}/odometer`);
       this.take(car, (answer['data'] ?? answer) as Record<string, unknown>);
-      car.odometerDueAtMs = this.deps.clock.now() + this.deps.settings.odometerEveryMs;
+      car.odometerDueAtMs = monotonicMs(this.deps.clock) + this.deps.settings.odometerEveryMs;
     }
     if (this.stopped || !this.cars.has(device.id)) return;
     // IDLE is "not charging" (STOPPED); an unplugged car is UNPLUGGED (vehicleFields).

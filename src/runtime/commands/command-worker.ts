@@ -10,9 +10,16 @@
 // until its attempt could be recorded, and an outcome that could not be written is kept in memory
 // and written (then told) once the card takes writes again. Killed meanwhile, the hub finds the
 // attempt and fails the command as above: never twice.
+//
+// Its time to live is a duration, counted on the monotonic clock from what was left of it when the
+// worker took it up (at creation, or at a start from the stored deadline): a step of the wall clock
+// (NTP after a boot without a battery clock) neither expires it nor stretches it. The stored deadline
+// is a date, re-based on a step (clockStepped) so that what a restart finds and what the command says
+// stay true. A command is sent only with its whole confirmation budget ahead of it, so it is never
+// carried out by the device and FAILED by its deadline.
 import type { Logger } from 'pino';
 import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
-import { formatTimestamp, type Clock } from '../../domain/time.ts';
+import { formatTimestamp, monotonicMs, type Clock } from '../../domain/time.ts';
 import { KIND_LABEL, type CommandType } from '../../domain/vocabulary.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import type { Store } from '../../store/store.ts';
@@ -80,6 +87,10 @@ export class CommandWorker {
   private started = false;
   private readonly held = new Map<string, HeldOutcome>();
   private cancelHeldRetry: (() => void) | undefined;
+  /** Each taken-up command's deadline on the monotonic clock. */
+  private readonly deadlines = new Map<string, number>();
+  /** Commands waiting for their device, with who carries them out: their reason names the deadline. */
+  private readonly waitingOn = new Map<string, { command: CommandRecord; target: Target }>();
 
   constructor(private readonly deps: CommandWorkerDeps) {
     this.settings = { ...DEFAULT_COMMAND_WORKER_SETTINGS, ...deps.settings };
@@ -105,6 +116,7 @@ export class CommandWorker {
   /** A new PENDING command (already stored). */
   enqueue(command: CommandRecord): void {
     if (this.stopping || !this.started) return; // picked up from the store at the next start
+    if (!this.deadlines.has(command.id)) this.deadlines.set(command.id, this.mono() + (command.expiresAtMs - this.deps.clock.now()));
     let queue = this.queues.get(command.deviceId);
     if (!queue) {
       queue = { waiting: [], running: undefined };
@@ -126,6 +138,7 @@ export class CommandWorker {
   deviceDeleted(deviceId: string): void {
     const queue = this.queues.get(deviceId);
     if (!queue) return;
+    for (const command of queue.waiting) this.deadlines.delete(command.id);
     queue.waiting = [];
     queue.running?.abort.abort(new CommandFailure('The device was deleted before it confirmed the command.'));
   }
@@ -154,6 +167,22 @@ export class CommandWorker {
     }
   }
 
+  /**
+   * The wall clock stepped by `stepMs`: the stored deadlines of PENDING commands move with it, so
+   * that a restart counts the time to live they have left, not the step, and a waiting command's
+   * reason names a deadline still ahead. The monotonic deadlines in memory do not move.
+   */
+  clockStepped(stepMs: number): void {
+    try {
+      const moved = this.deps.store.commands.shiftPendingDeadlines(stepMs);
+      if (moved > 0) this.log.info({ commands: moved, stepS: Math.round(stepMs / 1000) }, 'pending commands\' deadlines moved with the clock');
+    } catch (err) {
+      // Not stored: the monotonic deadlines still hold while the hub runs.
+      if (!this.deps.store.storage.report(err)) throw err;
+    }
+    for (const { command, target } of this.waitingOn.values()) this.markWaiting(command, target, undefined);
+  }
+
   /** Outcomes waiting for the storage to take writes, for metrics and tests. */
   get heldOutcomes(): number {
     return this.held.size;
@@ -180,9 +209,36 @@ export class CommandWorker {
     queue.running = { command, abort, done };
   }
 
+  /** Monotonic ms, for durations; `clock.now()` is for the dates that are stored. */
+  private mono(): number {
+    return monotonicMs(this.deps.clock);
+  }
+
+  /** What is left of the command's time to live, measured on the monotonic clock. */
+  private leftMs(command: CommandRecord): number {
+    const deadline = this.deadlines.get(command.id);
+    return deadline === undefined ? command.expiresAtMs - this.deps.clock.now() : deadline - this.mono();
+  }
+
+  /** The command's deadline as the wall clock reads now, for what is shown. */
+  private deadlineAt(command: CommandRecord): number {
+    return this.deps.clock.now() + this.leftMs(command);
+  }
+
+  /**
+   * How long the device is given to confirm: the worker's budget, or the whole time to live of a
+   * command that has less (a short-lived command is still sent while its time is untouched).
+   */
+  private budgetMs(command: CommandRecord): number {
+    // A stored deadline moved back by a step (clockStepped) may fall before the creation date: the
+    // time to live is then unknown here, and the worker's budget stands.
+    const ttlMs = command.expiresAtMs - command.createdAtMs;
+    return ttlMs > 0 ? Math.min(this.settings.confirmTimeoutMs, ttlMs) : this.settings.confirmTimeoutMs;
+  }
+
   private async run(command: CommandRecord, signal: AbortSignal): Promise<void> {
     const log = this.log.child({ command: command.id, device: command.deviceId, type: command.type });
-    const expiresIn = command.expiresAtMs - this.deps.clock.now();
+    const expiresIn = this.leftMs(command);
     if (expiresIn <= 0) {
       this.finish(command, 'FAILED', 'Expired before the device could be reached.');
       return;
@@ -229,7 +285,7 @@ export class CommandWorker {
     for (let retryMs = this.settings.retryMinMs; ; retryMs = Math.min(retryMs * 2, this.settings.retryMaxMs)) {
       const outcome = await this.attempt(command, target, device, signal, log);
       if (!(outcome instanceof DeviceNotReached)) return;
-      const left = command.expiresAtMs - this.deps.clock.now();
+      const left = this.leftMs(command);
       if (left <= retryMs) {
         this.finish(command, 'FAILED', `Expired: the device was unreachable until the command's deadline (${outcome.message})`.slice(0, 300));
         return;
@@ -251,21 +307,29 @@ export class CommandWorker {
 
   /** One try: EXECUTED or FAILED, or the DeviceNotReached that left the command PENDING for another try. */
   private async attempt(command: CommandRecord, target: Target, device: DeviceRecord, signal: AbortSignal, log: Logger): Promise<DeviceNotReached | undefined> {
+    // Sent only with the whole confirmation budget ahead: a device that took the command after its
+    // deadline would have carried out a command stored FAILED. Nothing was sent, so failing is true.
+    const timeoutMs = this.budgetMs(command);
+    if (this.leftMs(command) < timeoutMs) {
+      log.info({ leftMs: Math.round(this.leftMs(command)), budgetMs: timeoutMs }, 'too little time left to confirm; not sent');
+      this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal)
+        : `Expired: less time was left before the command's deadline than the device is given to confirm (${Math.round(timeoutMs / 1000)} s), so it was not sent.`);
+      return undefined;
+    }
     const started = await this.recordStart(command, signal);
     if (started === 'expired') {
       this.finish(command, 'FAILED', signal.aborted ? reasonOf(signal) : 'Expired: the hub\'s storage took no writes until the command\'s deadline, so it was not sent.');
       return undefined;
     }
     if (!started) return undefined; // no longer PENDING (deleted)
-    const timeoutMs = Math.min(this.settings.confirmTimeoutMs, Math.max(1, command.expiresAtMs - this.deps.clock.now()));
     // Bounded by hand for the reason given in run(); its timer is cleared whatever the outcome.
     const bound = boundedSignal(signal, timeoutMs);
     const timedOut = () => bound.signal.aborted && !signal.aborted;
-    const sentAt = this.deps.clock.now();
+    const sentAt = this.mono();
     try {
       await target.executor.execute(target.device, command.type, command.payload, bound.signal);
       this.finish(command, 'EXECUTED', null);
-      log.info({ ms: this.deps.clock.now() - sentAt, via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
+      log.info({ ms: Math.round(this.mono() - sentAt), via: target.device.id === device.id ? undefined : target.device.id }, 'command executed');
     } catch (err) {
       if (err instanceof DeviceNotReached && !signal.aborted && !timedOut()) {
         try {
@@ -294,17 +358,20 @@ export class CommandWorker {
    * The command waits for its device: said in the log and on the command itself (the API's
    * `waitingReason`), so that a command held by an offline device does not look about to run.
    */
-  private markWaiting(command: CommandRecord, target: Target, log: Logger): void {
+  private markWaiting(command: CommandRecord, target: Target, log: Logger | undefined): void {
     const { device } = target;
     const what = device.id === command.deviceId ? 'the device' : `${KIND_LABEL[device.kind]} ${device.id}, which carries it out,`;
+    const until = formatTimestamp(this.deadlineAt(command));
     const reason = `Waiting: ${what} is offline; the command is sent when it is reachable again, `
-      + `and fails if it is not by ${formatTimestamp(command.expiresAtMs)}.`;
-    log.warn({ via: device.id === command.deviceId ? undefined : device.id, until: formatTimestamp(command.expiresAtMs) }, 'device offline; the command waits for it');
+      + `and fails if it is not by ${until}.`;
+    log?.warn({ via: device.id === command.deviceId ? undefined : device.id, until }, 'device offline; the command waits for it');
     this.noteWaiting(command.id, reason);
+    this.waitingOn.set(command.id, { command, target });
   }
 
   /** Why the command waits (null: it no longer does). Only shown, so a card that refuses it stops nothing. */
   private noteWaiting(commandId: string, reason: string | null): void {
+    if (reason === null) this.waitingOn.delete(commandId);
     try {
       this.deps.store.commands.markWaiting(commandId, reason);
     } catch (err) {
@@ -448,7 +515,7 @@ export class CommandWorker {
       } catch (err) {
         if (!storage.report(err)) throw err;
       }
-      const left = command.expiresAtMs - this.deps.clock.now();
+      const left = this.leftMs(command);
       // Bounded by hand for the reason given in run(); the timer is let go of either way.
       const deadline = boundedSignal(signal, Math.max(1, left));
       const back = await new Promise<boolean>((resolve) => {
@@ -468,6 +535,8 @@ export class CommandWorker {
   }
 
   private finish(command: CommandRecord, state: 'EXECUTED' | 'FAILED', reason: string | null, atMs = this.deps.clock.now()): void {
+    this.deadlines.delete(command.id);
+    this.waitingOn.delete(command.id);
     let done: boolean;
     try {
       done = this.deps.store.commands.complete(command.id, state, reason, atMs);

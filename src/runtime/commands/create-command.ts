@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
+import type { ClockWatch } from '../clock-watch.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { CommandRecord } from '../../store/commands.ts';
@@ -18,10 +19,15 @@ export interface CommandIntake {
   commandCreated(command: CommandRecord): void;
   /** How long the command may wait for its device before it fails as expired. */
   ttlMs: number;
+  /** Looked at before the command is dated: a step not yet noticed would move its fresh deadline. */
+  clockWatch?: Pick<ClockWatch, 'check'>;
 }
 
 /** Stores a PENDING command for the device, then hands it on; `source` is for the log only. */
 export function createCommand(intake: CommandIntake, device: DeviceRecord, type: CommandType, payload?: unknown, source = 'api'): CommandRecord {
+  // A step of the wall clock just before this moves the deadlines of the commands already stored
+  // (command-worker.ts, clockStepped): noticed now, before this one is dated on the new clock.
+  intake.clockWatch?.check();
   const now = intake.clock.now();
   // Refused (StorageUnavailable, a 503 at the API) while the card takes no writes: a command is
   // never acknowledged unless it is on disk.

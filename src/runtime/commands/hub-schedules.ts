@@ -9,6 +9,10 @@
 // Durable: the program and the occurrence last applied are in SQLite (hub_schedules) before the
 // command is EXECUTED and after each application. After a restart or a power cut the hub applies the
 // event in force if that occurrence was not applied yet, and never replays the events it missed.
+// A step of the wall clock (ClockWatch) is a wake too: the event in force at the new time is applied
+// unless it is the very occurrence applied last. An occurrence stored in the future (the clock went
+// back past it) is not a reason to hold anything back; while the clock is not set (1970 on a fresh
+// image) nothing is applied, as the event "in force" would be a guess.
 // A device that refuses or is offline is tried again with back-off until the next event is due.
 // Times: hub-program.ts.
 import type { Logger } from 'pino';
@@ -20,6 +24,7 @@ import type { ScheduleEvent } from '../../domain/schedule-event.ts';
 import type { HubProgram, HubScheduleRecord } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
+import type { ClockWatch } from '../clock-watch.ts';
 import { commandValues } from './command-values.ts';
 import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
 import { occurrencesAround, programActions, programProblem, type Occurrence, type ProgramAction } from './hub-program.ts';
@@ -56,6 +61,8 @@ export interface HubSchedulesDeps {
   settings?: Partial<HubScheduleSettings>;
   /** The zone of a device whose binding names none (default: the hub's). */
   timeZone?: string;
+  /** Steps of the wall clock wake the timer; nothing is applied until the clock is set. */
+  clockWatch?: ClockWatch;
 }
 
 interface Retry {
@@ -119,12 +126,18 @@ export class HubSchedules implements CommandExecutor {
     const dropped = this.deps.store.hubSchedules.dropFailed();
     if (dropped > 0) this.log.info({ dropped }, 'programs whose SET_SCHEDULE failed were dropped');
     this.started = true;
+    this.deps.clockWatch?.on('step', this.onClock);
+    this.deps.clockWatch?.on('trusted', this.onClock);
     this.wake();
   }
+
+  private readonly onClock = (): void => this.wake();
 
   /** Stops the timer and the applications in flight (their event is applied after the next start). */
   async stop(): Promise<void> {
     this.started = false;
+    this.deps.clockWatch?.off('step', this.onClock);
+    this.deps.clockWatch?.off('trusted', this.onClock);
     clearTimeout(this.timer);
     this.timer = undefined;
     const running = [...this.running.values()];
@@ -147,6 +160,12 @@ export class HubSchedules implements CommandExecutor {
     store.sync(); // a device deleted by the CLI is seen as it is now
     const now = clock.now();
     let wakeAt = now + this.settings.maxSleepMs;
+    if (this.deps.clockWatch && !this.deps.clockWatch.trusted) {
+      // Which event is in force is not known yet: looked at again when the clock is set ('trusted').
+      this.timer = setTimeout(() => this.wake(), this.settings.maxSleepMs);
+      this.timer.unref?.();
+      return;
+    }
     for (const record of store.hubSchedules.all()) {
       const device = store.devices.get(record.deviceId);
       if (!device) {
@@ -170,9 +189,11 @@ export class HubSchedules implements CommandExecutor {
       }
       wakeAt = Math.min(wakeAt, around.next.atMs);
       const { current } = around;
-      if (record.appliedOccurrenceMs !== null && current.atMs <= record.appliedOccurrenceMs) {
+      // Applied already: never twice. Only that very occurrence counts: one stored later than the one
+      // in force was applied before the clock went back, and the event in force now is applied.
+      if (record.appliedOccurrenceMs === current.atMs) {
         this.retries.delete(device.id);
-        continue; // applied already (or the clock went back): never twice
+        continue;
       }
       if (this.running.has(device.id)) continue;
       const retry = this.retries.get(device.id);
@@ -229,7 +250,7 @@ export class HubSchedules implements CommandExecutor {
         // Checked again in turn: a new program, or this occurrence applied meanwhile, ends it.
         const stored = this.deps.store.hubSchedules.get(device.id);
         if (!stored || stored.commandId !== record.commandId) return;
-        if (stored.appliedOccurrenceMs !== null && stored.appliedOccurrenceMs >= occurrence.atMs) return;
+        if (stored.appliedOccurrenceMs === occurrence.atMs) return;
         const timeout = setTimeout(() => abort.abort(new CommandFailure(`The device did not confirm within ${Math.round(this.settings.confirmTimeoutMs / 1000)} s.`)), this.settings.confirmTimeoutMs);
         try {
           await applyAction(inner, device, occurrence.action, abort.signal);

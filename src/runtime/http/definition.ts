@@ -96,7 +96,9 @@ export interface HttpDriverDefinition {
     /** The least time between two requests to the device (its own rate limits). */
     minGapMs?: number;
   };
-  settings: Record<string, SettingSpec & { secret?: boolean }>;
+  /** `secret`: never shown, exported or logged; `scheme`: the setting applies only over that scheme
+   * (a Daikin BRP072C's uuid over HTTPS; a BRP069 over HTTP takes none). */
+  settings: Record<string, SettingSpec & { secret?: boolean; scheme?: 'http' | 'https' }>;
   auth: HttpAuth;
   endpoints: Record<string, HttpEndpoint>;
   kinds: Partial<Record<DeviceKind, HttpKindMapping>>;

@@ -41,6 +41,10 @@ export function httpSettingsOf(definition: HttpDriverDefinition, binding: Driver
       continue;
     }
     const value = String(raw);
+    const scheme = binding['scheme'] ?? definition.scheme;
+    if (spec.scheme && binding[name] !== undefined && scheme !== spec.scheme) {
+      throw new Error(`driver ${definition.type}: setting "${name}" applies over ${spec.scheme} only (${spec.description}); this device is reached over ${String(scheme)}`);
+    }
     if (spec.pattern && !new RegExp(`^(?:${spec.pattern})$`).test(value)) {
       throw new Error(`driver ${definition.type}: setting "${name}" does not look right (${spec.description})`);
     }

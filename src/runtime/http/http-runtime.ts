@@ -7,7 +7,7 @@
 // definition and are confirmed by reading the state back.
 import type { Logger } from 'pino';
 import type { DeviceRecord } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { VendorCatalog } from '../../domain/vendors.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Store } from '../../store/store.ts';
@@ -52,6 +52,9 @@ export interface HttpRuntimeDeps {
   settings?: Partial<HttpRuntimeSettings>;
 }
 
+/** The longest wait a device's Retry-After may ask for, unless the longest back-off is longer. */
+const RETRY_AFTER_MAX_MS = 3_600_000;
+
 interface Session {
   device: DeviceRecord;
   reader: HttpReader;
@@ -59,6 +62,7 @@ interface Session {
   mapped: string[];
   intervalMs: number;
   timeoutMs: number;
+  /** On the monotonic clock: a step of the wall clock never stops polling. */
   nextPollAt: number;
   failures: number;
   /** Why the device is shown offline, for refreshes and the log; undefined while it answers. */
@@ -86,7 +90,7 @@ export class HttpRuntime implements CommandExecutor {
   /** One lane per device address: records of one gateway (PV, meter, battery) share it. */
   private readonly lanes = new Map<string, RequestLane>();
   private timers: NodeJS.Timeout[] = [];
-  private lastSyncAt = 0;
+  private lastSyncAt = Number.NEGATIVE_INFINITY;
   private readonly log: Logger;
   /** Aborts requests in flight when the runtime stops. */
   private stopping = new AbortController();
@@ -141,9 +145,15 @@ export class HttpRuntime implements CommandExecutor {
     return this.sessions.get(deviceId)?.offlineReason ?? this.unusable.get(deviceId)?.reason;
   }
 
-  /** When the device is next polled (hub clock, ms), for tests and diagnostics. */
+  /** When the device is next polled (wall clock as it reads now, ms), for tests and diagnostics. */
   nextPollAt(deviceId: string): number | undefined {
-    return this.sessions.get(deviceId)?.nextPollAt;
+    const session = this.sessions.get(deviceId);
+    return session && this.deps.clock.now() + (session.nextPollAt - this.mono());
+  }
+
+  /** Monotonic ms, for durations; `clock.now()` is for the dates that are stored. */
+  private mono(): number {
+    return monotonicMs(this.deps.clock);
   }
 
   /** A live read: the device is asked now; a device that does not answer is unreachable (503). */
@@ -152,7 +162,7 @@ export class HttpRuntime implements CommandExecutor {
     if (!session) throw new DeviceUnreachableError(device.id, this.unusable.get(device.id)?.reason ?? 'its driver binding is not usable');
     // Credentials the device refused are not tried again before the longest back-off, by a refresh
     // either: an app refreshing every few seconds would otherwise lock a Powerwall account.
-    if (session.authRefused && this.deps.clock.now() < session.nextPollAt) throw new DeviceUnreachableError(device.id, session.offlineReason ?? 'the device refuses the hub\'s credentials');
+    if (session.authRefused && this.mono() < session.nextPollAt) throw new DeviceUnreachableError(device.id, session.offlineReason ?? 'the device refuses the hub\'s credentials');
     // The refresh's time includes waiting for a poll in flight (one request at a time per device).
     const bound = boundedSignal(this.stopping.signal, this.settings.refreshTimeoutMs);
     let error: string | undefined;
@@ -221,7 +231,7 @@ export class HttpRuntime implements CommandExecutor {
   }
 
   private tick(): void {
-    const now = this.deps.clock.now();
+    const now = this.mono();
     if (now - this.lastSyncAt >= this.settings.resyncMs) this.sync();
     for (const session of this.sessions.values()) {
       if (session.inFlight || now < session.nextPollAt) continue;
@@ -237,7 +247,7 @@ export class HttpRuntime implements CommandExecutor {
   private async poll(session: Session, signal: AbortSignal): Promise<string | undefined> {
     const id = session.device.id;
     const kind = session.device.kind;
-    const started = this.deps.clock.now();
+    const started = this.mono();
     const options = { timeoutMs: session.timeoutMs, signal };
     try {
       const values = await session.reader.readState(kind, options);
@@ -266,7 +276,10 @@ export class HttpRuntime implements CommandExecutor {
       this.pollErrors++;
       if (err instanceof RateLimitedError) {
         // The device's own limit: not a failure, it answered; the next poll waits as long as asked.
-        session.nextPollAt = this.deps.clock.now() + Math.max(err.retryAfterMs, session.intervalMs);
+        // Bounded: a Retry-After date read against a wall clock that is off (a gateway that has not
+        // been set yet) could otherwise stop polling for days.
+        const waitMs = Math.min(Math.max(err.retryAfterMs, session.intervalMs), Math.max(RETRY_AFTER_MAX_MS, this.settings.maxBackoffMs));
+        session.nextPollAt = this.mono() + waitMs;
         session.log.info({ retryInMs: err.retryAfterMs }, 'http: the device asks the hub to wait');
         return error.message;
       }
@@ -283,7 +296,7 @@ export class HttpRuntime implements CommandExecutor {
         session.offlineReason = error.message;
         this.writer.reportOnline(id, false);
       }
-      session.nextPollAt = this.deps.clock.now() + backoff;
+      session.nextPollAt = this.mono() + backoff;
       const level = session.failures === 1 || session.failures === this.settings.offlineAfterFailures ? 'warn' : 'debug';
       session.log[level]({ err: { type: error.name, message: error.message }, failures: session.failures, retryInMs: backoff }, 'http: poll failed');
       return error.message;
@@ -292,7 +305,7 @@ export class HttpRuntime implements CommandExecutor {
 
   /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
-    this.lastSyncAt = this.deps.clock.now();
+    this.lastSyncAt = this.mono();
     const driven = new Set(this.deps.store.devices.driven().map((d) => d.id));
     for (const id of this.unusable.keys()) {
       if (driven.has(id)) continue;
@@ -336,7 +349,7 @@ export class HttpRuntime implements CommandExecutor {
         intervalMs: positive(binding['pollIntervalMs']) ?? definition.defaults.pollIntervalMs,
         timeoutMs: positive(binding['timeoutMs']) ?? definition.defaults.timeoutMs,
         // Spread first polls so that a restart does not ask every device at once.
-        nextPollAt: this.deps.clock.now() + Math.floor(Math.random() * 250),
+        nextPollAt: this.mono() + Math.floor(Math.random() * 250),
         failures: 0,
         offlineReason: undefined,
         authRefused: false,

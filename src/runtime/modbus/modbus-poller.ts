@@ -5,7 +5,7 @@
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
 import type { DeviceRecord } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { Store } from '../../store/store.ts';
 import { endpointOf } from '../../transport/endpoint.ts';
 import type { LinePool } from '../../transport/line-pool.ts';
@@ -48,6 +48,7 @@ interface Session {
   mapped: string[];
   intervalMs: number;
   timeoutMs: number;
+  /** On the monotonic clock, as every time the poller keeps: a wall-clock step never stops polling. */
   nextPollAt: number;
   failures: number;
   /** Static data still to be read: when the device is first reached and when it comes back online. */
@@ -70,7 +71,7 @@ export class PollScheduler extends EventEmitter {
   polls = 0;
   private readonly sessions = new Map<string, Session>();
   private timers: NodeJS.Timeout[] = [];
-  private lastSyncAt = 0;
+  private lastSyncAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
@@ -121,7 +122,7 @@ export class PollScheduler extends EventEmitter {
   async refresh(device: DeviceRecord, timeoutMs: number): Promise<{ ok: boolean; error?: Error; record: DeviceRecord | undefined }> {
     const session = this.sessions.get(device.id) ?? this.open(device);
     if (!session) return { ok: false, error: new Error('no usable driver binding'), record: device };
-    const result = await this.poll(session, 'command', this.clock.now() + timeoutMs);
+    const result = await this.poll(session, 'command', this.mono() + timeoutMs);
     this.flush();
     return { ...result, record: this.store.devices.get(device.id) };
   }
@@ -136,7 +137,7 @@ export class PollScheduler extends EventEmitter {
   async write(device: DeviceRecord, command: string, value: number, timeoutMs: number): Promise<void> {
     const session = this.sessions.get(device.id) ?? this.open(device);
     if (!session) throw new Error('no usable driver binding');
-    await session.reader.execute(command, value, { priority: 'command', deadline: this.clock.now() + timeoutMs, timeoutMs: session.timeoutMs });
+    await session.reader.execute(command, value, { priority: 'command', deadline: this.mono() + timeoutMs, timeoutMs: session.timeoutMs });
   }
 
   /** Writes pending state now. */
@@ -145,8 +146,13 @@ export class PollScheduler extends EventEmitter {
     if (written.length > 0) this.emit('written', written);
   }
 
+  /** Monotonic ms, for durations; `clock.now()` is for the dates that are stored. */
+  private mono(): number {
+    return monotonicMs(this.clock);
+  }
+
   private tick(): void {
-    const now = this.clock.now();
+    const now = this.mono();
     if (now - this.lastSyncAt >= this.settings.resyncMs) this.sync();
     for (const session of this.sessions.values()) {
       if (session.inFlight || now < session.nextPollAt) continue;
@@ -158,7 +164,7 @@ export class PollScheduler extends EventEmitter {
 
   /** Picks up devices added (import, CLI, pairing) and drops deleted ones. */
   sync(): void {
-    this.lastSyncAt = this.clock.now();
+    this.lastSyncAt = this.mono();
     syncSessions(this.store.devices.driven(), {
       handles: (device) => this.handles(device),
       bindingOf: (id) => this.sessions.get(id)?.device.driver,
@@ -182,7 +188,7 @@ export class PollScheduler extends EventEmitter {
         intervalMs: positive(binding['pollIntervalMs']) ?? definition.defaults?.pollIntervalMs ?? this.settings.defaultPollMs,
         timeoutMs: positive(binding['timeoutMs']) ?? definition.line?.timeoutMs ?? this.settings.requestTimeoutMs,
         // Spread first polls over one interval so that a restart does not hit every bus at once.
-        nextPollAt: this.clock.now() + Math.floor(Math.random() * 250),
+        nextPollAt: this.mono() + Math.floor(Math.random() * 250),
         failures: 0,
         staticPending: true,
         inFlight: undefined,
@@ -200,7 +206,7 @@ export class PollScheduler extends EventEmitter {
 
   private async poll(session: Session, priority: Priority, deadline: number): Promise<PollResult> {
     const id = session.device.id;
-    const started = this.clock.now();
+    const started = this.mono();
     try {
       const values = await session.reader.readState({ priority, deadline, timeoutMs: session.timeoutMs });
       if (!this.sessions.has(id) && priority === 'poll') return { deviceId: id, ok: false };
@@ -218,8 +224,8 @@ export class PollScheduler extends EventEmitter {
       // unless the device fell more than an interval behind.
       if (priority === 'poll') session.nextPollAt = Math.max(session.nextPollAt + session.intervalMs, started);
       this.polls++;
-      session.log.debug({ values, ms: this.clock.now() - started }, 'modbus: polled');
-      const result = { deviceId: id, ok: true, ms: this.clock.now() - started };
+      session.log.debug({ values, ms: this.mono() - started }, 'modbus: polled');
+      const result = { deviceId: id, ok: true, ms: this.mono() - started };
       this.emit('polled', result);
       return result;
     } catch (err) {
@@ -227,11 +233,11 @@ export class PollScheduler extends EventEmitter {
       const busy = err instanceof ModbusExceptionError && (session.reader.definition.busyExceptions ?? []).includes(err.code);
       if (!busy) session.failures++;
       const backoff = Math.min(session.intervalMs * 2 ** Math.max(0, session.failures - 1), this.settings.maxBackoffMs);
-      session.nextPollAt = this.clock.now() + backoff;
+      session.nextPollAt = this.mono() + backoff;
       if (session.failures >= this.settings.offlineAfterFailures) this.writer.reportOnline(id, false);
       const level = session.failures === 1 || session.failures === this.settings.offlineAfterFailures ? 'warn' : 'debug';
       session.log[level]({ err: error, failures: session.failures, retryInMs: backoff }, 'modbus: poll failed');
-      const result = { deviceId: id, ok: false, error, ms: this.clock.now() - started };
+      const result = { deviceId: id, ok: false, error, ms: this.mono() - started };
       this.emit('polled', result);
       return result;
     }

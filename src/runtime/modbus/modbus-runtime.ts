@@ -3,7 +3,7 @@
 // none) are answered from the store, as before.
 import type { Logger } from 'pino';
 import type { DeviceRecord } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { VendorCatalog } from '../../domain/vendors.ts';
 import type { Store } from '../../store/store.ts';
 import type { CommandRecord } from '../../store/commands.ts';
@@ -36,7 +36,8 @@ export class ModbusRuntime implements Runtime, CommandExecutor {
 
   constructor(private readonly deps: ModbusRuntimeDeps) {
     const log = deps.log.child({ part: 'modbus' });
-    this.pool = new LinePool(log);
+    // The lines measure their pauses and deadlines on the hub's monotonic clock, as the poller does.
+    this.pool = new LinePool(log, undefined, () => monotonicMs(deps.clock));
     this.scheduler = new PollScheduler(deps.store, deps.registry, this.pool, log, deps.clock, { ...DEFAULT_SCHEDULER_SETTINGS, ...deps.settings }, deps.events);
     this.refreshTimeoutMs = deps.refreshTimeoutMs ?? 5000;
   }

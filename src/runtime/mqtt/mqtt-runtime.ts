@@ -4,7 +4,7 @@
 // probes a device for pairing. Subscriptions are renewed on every reconnection.
 import type { IPublishPacket, MqttClient } from 'mqtt';
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { VendorCatalog } from '../../domain/vendors.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
@@ -141,7 +141,7 @@ export class MqttRuntime implements CommandExecutor {
   /** Whether a command may be sent now: the device is not shown offline (see MqttSession.isSilent). */
   isReachable(device: DeviceRecord): boolean {
     const session = this.sessionOf(device);
-    return session !== undefined && this.deps.link.connected && !session.isSilent(this.deps.clock.now(), this.settings.defaultStaleAfterMs);
+    return session !== undefined && this.deps.link.connected && !session.isSilent(this.mono(), this.settings.defaultStaleAfterMs);
   }
 
   async execute(device: DeviceRecord, type: CommandType, payload: unknown, signal: AbortSignal): Promise<void> {
@@ -179,11 +179,11 @@ export class MqttRuntime implements CommandExecutor {
       const fresh = session.waitForState(() => true, session.messages, signal).catch(() => {});
       for (const step of asks) await client.publishAsync(session.fill(step.topic), session.fill(step.payload), { qos: 0 });
       await fresh;
-    } else if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) {
+    } else if (!session.isHeard(this.mono(), this.settings.defaultStaleAfterMs)) {
       // A session opened a moment ago (a device just imported) hears the retained values soon.
       await session.waitForWord(session.messages, signal).catch(() => {});
     }
-    if (!session.isHeard(this.deps.clock.now(), this.settings.defaultStaleAfterMs)) this.unreachable(session, 'the device has not been heard from');
+    if (!session.isHeard(this.mono(), this.settings.defaultStaleAfterMs)) this.unreachable(session, 'the device has not been heard from');
     this.flush();
     return this.deps.store.devices.get(device.id) ?? device;
   }
@@ -226,7 +226,7 @@ export class MqttRuntime implements CommandExecutor {
     const onMessage = (topic: string, payload: Buffer) => {
       for (const [t, route] of routes) {
         if (t !== topic) continue;
-        if (route.kind === 'state') session.onState(route.topic, payload, this.deps.clock.now(), route.dialects);
+        if (route.kind === 'state') session.onState(route.topic, payload, this.mono(), route.dialects);
         else if (route.kind === 'availability') session.onAvailability(payload, route.source);
       }
     };
@@ -294,18 +294,19 @@ export class MqttRuntime implements CommandExecutor {
     const routes = this.routes.get(topic);
     if (!routes) return;
     const now = this.deps.clock.now();
+    const mono = this.mono();
     for (const route of routes) {
       const session = route.session;
       try {
         if (route.kind === 'state') {
-          const update = session.onState(route.topic, payload, now, route.dialects);
+          const update = session.onState(route.topic, payload, mono, route.dialects);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'availability') {
           const before = session.available;
           const online = session.onAvailability(payload, route.source);
           // A bridge that (re)starts forgets what it was told (ebusd's poll priorities live in memory).
           if (online === true && before !== true && this.attached?.connected) this.announce(this.attached, [session]);
-          if (online !== undefined) this.writer.reportOnline(session.device.id, online && !session.isSilent(now, this.settings.defaultStaleAfterMs));
+          if (online !== undefined) this.writer.reportOnline(session.device.id, online && !session.isSilent(mono, this.settings.defaultStaleAfterMs));
         } else {
           session.onReply(topic, payload, packet);
         }
@@ -315,9 +316,17 @@ export class MqttRuntime implements CommandExecutor {
     }
   }
 
+  /**
+   * Monotonic ms: silence is a duration, so a step of the wall clock (NTP after a boot without a
+   * battery clock) never shows a device offline that spoke a moment ago. `clock.now()` dates values.
+   */
+  private mono(): number {
+    return monotonicMs(this.deps.clock);
+  }
+
   /** Devices silent for longer than their definition allows are shown offline. */
   private checkSilence(): void {
-    const now = this.deps.clock.now();
+    const now = this.mono();
     for (const session of this.sessions.values()) {
       if (!session.isSilent(now, this.settings.defaultStaleAfterMs)) continue;
       // Logged once, on the change: a command waiting for the device says so on its own.
@@ -341,7 +350,7 @@ export class MqttRuntime implements CommandExecutor {
     try {
       const session = new MqttSession(device, this.deps.registry.definitionFor(device.driver!), log);
       // Silence is counted from now, not from the epoch; but the device is not heard until it speaks.
-      session.listeningSinceMs = this.deps.clock.now();
+      session.listeningSinceMs = this.mono();
       this.sessions.set(device.id, session);
       this.writer.track(device);
       const fresh: string[] = [];

@@ -44,7 +44,8 @@ export class MqttSession extends EventEmitter {
   private readonly dialectCandidates: readonly string[];
   private readonly availabilities: readonly Availability[];
   private readonly availableBySource: (boolean | undefined)[] = [];
-  /** When the last state message arrived; undefined until the device has said anything. */
+  /** When the last state message arrived, on the monotonic clock (every time a session keeps is:
+   * silence is a duration); undefined until the device has said anything. */
   lastMessageAtMs: number | undefined;
   /** When the hub began listening: a device not heard yet is given its silence allowance from here
    * before it is shown offline (after a restart, retained values take a moment to arrive).

@@ -19,7 +19,8 @@ export class DiskWriteMeter {
   private readonly startBytes: number | undefined;
   private readonly startMs: number;
 
-  constructor(private readonly now: () => number = Date.now, private readonly read: () => number | undefined = () => writtenBytes()) {
+  /** `now`: a monotonic clock in ms (the rate is per elapsed hour, whatever the wall clock does). */
+  constructor(private readonly now: () => number = () => performance.now(), private readonly read: () => number | undefined = () => writtenBytes()) {
     this.startBytes = read();
     this.startMs = now();
   }

@@ -6,10 +6,12 @@
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Db } from '../../store/db.ts';
 import type { StorageHealth } from '../../store/storage-health.ts';
+import { formatTimestamp } from '../../domain/time.ts';
+import type { ClockWatch } from '../clock-watch.ts';
 
 export interface ProgressSource {
-  /** Why progress has stalled, or null when it is fine. */
-  stalled(nowMs: number): string | null;
+  /** Why progress has stalled, or null when it is fine; `monoMs` is monotonic (a duration's clock). */
+  stalled(monoMs: number): string | null;
   /** What the household should know and the hub cannot cure (a car whose maker wants a new login). */
   warnings?(): string[];
 }
@@ -21,6 +23,8 @@ export interface HealthReport {
   restartWorthy: string[];
   /** Not a fault of the hub: the storage is low on space, a car needs its owner (a new login). */
   warnings: string[];
+  /** Steps of the wall clock since start, once there was one: told, never a fault (durations do not see them). */
+  clock?: { steps: number; lastStep: { at: string; stepS: number } };
 }
 
 const MAX_EVENT_LOOP_LAG_MS = 2_000;
@@ -28,6 +32,7 @@ const MAX_EVENT_LOOP_LAG_MS = 2_000;
 export class HealthMonitor {
   private readonly lag: IntervalHistogram;
   private readonly sources: ProgressSource[] = [];
+  private clockWatch: Pick<ClockWatch, 'stepsTotal' | 'lastStep' | 'wallAt'> | undefined;
 
   constructor(private readonly db: Db, private readonly storage?: Pick<StorageHealth, 'report' | 'writable' | 'problems' | 'checkSpace'>) {
     this.lag = monitorEventLoopDelay({ resolution: 20 });
@@ -45,12 +50,18 @@ export class HealthMonitor {
     this.sources.push(source);
   }
 
+  /** The hub's ClockWatch, whose steps the report tells. */
+  watchClock(clockWatch: Pick<ClockWatch, 'stepsTotal' | 'lastStep' | 'wallAt'>): void {
+    this.clockWatch = clockWatch;
+  }
+
   /** The worst event-loop delay since the last reset, in ms. */
   eventLoopLagMs(): number {
     return this.lag.max / 1e6;
   }
 
-  check(nowMs: number): HealthReport {
+  /** `monoMs`: the monotonic clock's reading (progress is a duration, and the wall clock steps). */
+  check(monoMs: number): HealthReport {
     const restartWorthy: string[] = [];
     const lagMs = this.eventLoopLagMs();
     this.lag.reset();
@@ -63,7 +74,7 @@ export class HealthMonitor {
       if (!this.storage?.report(err)) restartWorthy.push(`database not writable (${(err as { code?: string }).code ?? 'error'})`);
     }
     for (const source of this.sources) {
-      const reason = source.stalled(nowMs);
+      const reason = source.stalled(monoMs);
       if (reason) restartWorthy.push(reason);
     }
     this.storage?.checkSpace();
@@ -71,6 +82,12 @@ export class HealthMonitor {
     const storageDown = this.storage !== undefined && !this.storage.writable;
     const problems = [...(storageDown ? storage : []), ...restartWorthy];
     const told = this.sources.flatMap((source) => source.warnings?.() ?? []);
-    return { healthy: problems.length === 0, problems, restartWorthy, warnings: [...(storageDown ? [] : storage), ...told] };
+    const report: HealthReport = { healthy: problems.length === 0, problems, restartWorthy, warnings: [...(storageDown ? [] : storage), ...told] };
+    const step = this.clockWatch?.lastStep;
+    if (this.clockWatch && step) {
+      // When it happened, on the clock as it reads now (a later step moves it with the clock).
+      report.clock = { steps: this.clockWatch.stepsTotal, lastStep: { at: formatTimestamp(this.clockWatch.wallAt(step.monoMs)), stepS: Math.round(step.stepMs / 1000) } };
+    }
+    return report;
   }
 }

@@ -2,7 +2,7 @@
 // whose event loop is stuck, whose database cannot be locked or whose pollers stalled is restarted.
 // A full or read-only card is shown on the status line instead (a restart would not cure it).
 import type { Logger } from '../../log.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { HealthMonitor } from './health.ts';
 import type { Notifier } from '../../transport/systemd-notify.ts';
 
@@ -29,7 +29,7 @@ export class Watchdog {
   }
 
   tick(): void {
-    const report = this.health.check(this.clock.now());
+    const report = this.health.check(monotonicMs(this.clock));
     // The status line (systemctl status) says what is wrong, storage faults included, and says so
     // again when it changes.
     const status = [...report.problems, ...report.warnings].join('; ') || this.readyStatus;

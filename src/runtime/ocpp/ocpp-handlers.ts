@@ -20,7 +20,15 @@ export interface HandlerContext {
   report(session: OcppSession): void;
   /** The charger booted and was accepted: configure it. */
   booted(session: OcppSession): void;
+  /**
+   * Whether the hub's wall clock is set (ClockWatch.trusted). Until it is, a booting charger is
+   * answered Pending: it would take the hub's currentTime as its own (1970 on a fresh image).
+   */
+  clockTrusted?: () => boolean;
 }
+
+/** How long a charger held Pending waits before it sends BootNotification again (s). */
+export const PENDING_RETRY_S = 30;
 
 export function attachHandlers(session: OcppSession, connection: OcppConnection, ctx: HandlerContext): void {
   const now = () => new Date(ctx.clock.now()).toISOString();
@@ -31,6 +39,13 @@ export function attachHandlers(session: OcppSession, connection: OcppConnection,
     session.log.info({ chargePointVendor: vendor, model: p['chargePointModel'], serial: p['chargePointSerialNumber'],
       firmware: p['firmwareVersion'], quirks: session.quirks.name }, 'ocpp: charger booted');
     session.model = String(p['chargePointModel']);
+    if (ctx.clockTrusted && !ctx.clockTrusted()) {
+      // OCPP 1.6 §4.2: Pending leaves the charger to boot again after `interval`; its currentTime is
+      // required by the schema, and the charger is told not to take it (the clock is not set yet).
+      // Nothing is stored meanwhile: the model and the boot wait for a time that can be stored.
+      session.log.info({ retryS: PENDING_RETRY_S }, 'ocpp: charger booted before the hub\'s clock was set; answered Pending');
+      return { status: 'Pending', currentTime: now(), interval: PENDING_RETRY_S };
+    }
     saveModel(ctx, session, session.model);
     setImmediate(() => ctx.booted(session)); // after the answer is on its way: the charger configures once accepted
     return { status: 'Accepted', currentTime: now(), interval: session.quirks.heartbeatIntervalS };

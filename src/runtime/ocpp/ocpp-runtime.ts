@@ -3,7 +3,7 @@
 // connection and carries out their commands.
 import type { DeviceRecord } from '../../domain/device.ts';
 import { isOcppBinding } from '../../domain/ocpp-binding.ts';
-import type { Clock } from '../../domain/time.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { Store } from '../../store/store.ts';
@@ -18,8 +18,9 @@ import { attachHandlers } from './ocpp-handlers.ts';
 import { MAX_CURRENT_A, MIN_CURRENT_A, OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
-import { OcppAuthenticator } from './ocpp-auth.ts';
+import { OcppAuthenticator, type OcppAuthStats } from './ocpp-auth.ts';
 import type { OcppQuirks } from './definition.ts';
+import type { ClockWatch } from '../clock-watch.ts';
 
 export interface OcppRuntimeSettings {
   flushMs: number;
@@ -39,6 +40,8 @@ export interface OcppRuntimeDeps {
   clock: Clock;
   log: Logger;
   settings?: Partial<OcppRuntimeSettings>;
+  /** Whether the wall clock is set: until then a booting charger is answered Pending. */
+  clockWatch?: Pick<ClockWatch, 'trusted'>;
 }
 
 export class OcppRuntime implements CommandExecutor {
@@ -53,13 +56,15 @@ export class OcppRuntime implements CommandExecutor {
   /** Chargers being paired from the pairing page (let in by the password it shows). */
   private readonly pairing: OcppPairing;
   private readonly auth: OcppAuthenticator;
+  private readonly clockTrusted = (): boolean => this.deps.clockWatch?.trusted ?? true;
 
   constructor(private readonly deps: OcppRuntimeDeps) {
     this.settings = { ...DEFAULT_OCPP_SETTINGS, ...deps.settings };
     this.log = deps.log.child({ part: 'ocpp' });
     this.writer = new StateWriter(deps.store.db, deps.store.devices, deps.events, deps.store.storage);
-    this.pairing = new OcppPairing(() => deps.clock.now());
-    this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, clock: deps.clock, log: this.log, pairing: this.pairing });
+    // The pairing window is a duration: monotonic, so that a step of the wall clock neither closes nor stretches it.
+    this.pairing = new OcppPairing(() => monotonicMs(deps.clock));
+    this.auth = new OcppAuthenticator({ store: deps.store, failures: deps.failures, log: this.log, pairing: this.pairing });
     deps.endpoint.on('connection', (connection: OcppConnection) => this.connected(connection));
     deps.endpoint.on('disconnect', (connection: OcppConnection) => this.disconnected(connection));
   }
@@ -88,6 +93,11 @@ export class OcppRuntime implements CommandExecutor {
   }
 
   /** Decides an OCPP handshake (see OcppAuthenticator). */
+  /** What the handshakes' password checks have cost and refused (tests, the bench). */
+  get authStats(): Readonly<OcppAuthStats> {
+    return this.auth.stats;
+  }
+
   authenticate(identity: string, password: Buffer | undefined, remoteAddress: string): Promise<HandshakeVerdict> {
     return this.auth.authenticate(identity, password, remoteAddress);
   }
@@ -233,7 +243,7 @@ export class OcppRuntime implements CommandExecutor {
     session.connection = connection;
     this.pairing.add(session, password);
     attachHandlers(session, connection, {
-      store: this.deps.store, clock: this.deps.clock, definitions: this.deps.definitions,
+      store: this.deps.store, clock: this.deps.clock, definitions: this.deps.definitions, clockTrusted: this.clockTrusted,
       report: () => {},
       booted: (s) => {
         this.pairing.markBooted(s);
@@ -249,6 +259,7 @@ export class OcppRuntime implements CommandExecutor {
       store: this.deps.store,
       clock: this.deps.clock,
       definitions: this.deps.definitions,
+      clockTrusted: this.clockTrusted,
       report: (s) => this.writer.reportValues(s.device.id, { ...s.values() }, [], this.deps.clock.now()),
       booted: (s) => void this.configure(s),
     });

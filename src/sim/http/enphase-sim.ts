@@ -8,7 +8,7 @@
 // 4 W with wattHoursToday 0, the micros' 5521 the only true figure), no meter at all
 // (7.6.114_without_cts: production.json has the micros only; /api/v1/production agrees with them). Every endpoint but /info
 // wants the owner's token as a bearer; a wrong or missing one is 401, as on the gateway.
-import type { SiteModel } from '../site-model.ts';
+import type { SiteSource } from '../household-model.ts';
 import { HttpDeviceSim, json, type SimAnswer, type SimRequest } from './http-sim-server.ts';
 
 export interface EnphaseSimOptions {
@@ -26,7 +26,7 @@ export interface EnphaseSimOptions {
 export class EnphaseSim extends HttpDeviceSim {
   token: string;
 
-  constructor(private readonly site: SiteModel, private readonly options: EnphaseSimOptions) {
+  constructor(private readonly site: SiteSource, private readonly options: EnphaseSimOptions) {
     super();
     this.token = options.token;
   }

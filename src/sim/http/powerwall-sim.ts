@@ -5,7 +5,7 @@
 // needs them and is 401 without. `expireSessions()` forgets every session, as the gateway does now
 // and then; `lockedOut` answers logins 429, as after repeated failed logins.
 import { randomBytes } from 'node:crypto';
-import type { SiteModel } from '../site-model.ts';
+import type { SiteSource } from '../household-model.ts';
 import { HttpDeviceSim, json, type SimAnswer, type SimRequest } from './http-sim-server.ts';
 
 export interface PowerwallSimOptions {
@@ -25,7 +25,7 @@ export class PowerwallSim extends HttpDeviceSim {
   realMode: string;
   backupReservePercent: number;
 
-  constructor(private readonly site: SiteModel, private readonly options: PowerwallSimOptions) {
+  constructor(private readonly site: SiteSource, private readonly options: PowerwallSimOptions) {
     super();
     this.realMode = options.realMode ?? 'self_consumption';
     this.backupReservePercent = options.backupReservePercent ?? 24;

@@ -35,6 +35,8 @@ export class GoESim extends MqttDeviceSim {
   readonly firmware: 'current' | 'captured';
   private readonly bootedAt = Date.now();
   private timer: NodeJS.Timeout | undefined;
+  /** Called after the charger's state changed (plugged, stopped, started, another current): a car that follows it. */
+  onChange: ((state: Readonly<GoEState>) => void) | undefined;
 
   constructor(url: string, readonly serial = '012345', readonly prefix = 'go-eCharger', private readonly goe: GoEOptions = {}) {
     const form = goe.form ?? 'serial';
@@ -100,21 +102,38 @@ export class GoESim extends MqttDeviceSim {
     await this.publish(this.t('nrg'), JSON.stringify([230, 231, 229, 0, current, current, current, perPhase, perPhase, perPhase, 0, this.state.powerW, 99, 99, 99, 0]));
   }
 
-  /** A car plugged in and charging at the offered current on three phases. */
-  async plugIn(): Promise<void> {
-    this.state.car = this.state.frc === 1 ? 3 : 2;
-    this.state.powerW = this.state.car === 2 ? this.state.amp * 230 * 3 : 0;
+  /** What a charging car draws at the offered current, on three phases of 230 V. */
+  private chargingPower(): number {
+    return this.state.amp * 230 * 3;
+  }
+
+  /** Publishes car, phases and power after a change, and tells the follower. */
+  private async changed(): Promise<void> {
+    this.onChange?.(this.state);
     await this.publish(this.t('car'), String(this.state.car));
     await this.publishPha();
     await this.publishNrg();
   }
 
+  /** A car plugged in and charging at the offered current on three phases. */
+  async plugIn(): Promise<void> {
+    this.state.car = this.state.frc === 1 ? 3 : 2;
+    this.state.powerW = this.state.car === 2 ? this.chargingPower() : 0;
+    await this.changed();
+  }
+
   async unplug(): Promise<void> {
     this.state.car = 1;
     this.state.powerW = 0;
-    await this.publish(this.t('car'), '1');
-    await this.publishPha();
-    await this.publishNrg();
+    await this.changed();
+  }
+
+  /** The car is full (its own limit reached): the charger says complete and draws nothing. */
+  async complete(): Promise<void> {
+    if (this.state.car !== 2) return;
+    this.state.car = 4;
+    this.state.powerW = 0;
+    await this.changed();
   }
 
   protected async onCommand(topic: string, payload: string): Promise<void> {
@@ -139,17 +158,18 @@ export class GoESim extends MqttDeviceSim {
           this.state.powerW = 0;
         } else if (this.state.car === 3 && value !== 1) {
           this.state.car = 2;
-          this.state.powerW = this.state.amp * 230 * 3;
+          this.state.powerW = this.chargingPower();
         }
-        await this.publish(this.t('car'), String(this.state.car));
-        await this.publishPha();
-        await this.publishNrg();
+        await this.changed();
       });
     } else if (key === 'amp' && typeof value === 'number' && Number.isInteger(value) && value >= 6 && value <= 32) {
       await this.answer(async () => {
+        // A charging car takes the new current at once.
         this.state.amp = value;
+        if (this.state.car === 2) this.state.powerW = this.chargingPower();
         await this.publish(this.t(`${key}/result`), 'success', false);
         await this.publish(this.t('amp'), String(value));
+        if (this.state.car === 2) await this.changed();
       });
     } else {
       await this.answer(() => this.publish(this.t(`${key}/result`), `value not allowed ${payload}`, false));

@@ -64,6 +64,36 @@ export class TeslaMateSim extends MqttDeviceSim {
     await this.publish(this.t(key), value === null ? '' : String(value), key !== 'healthy');
   }
 
+  /**
+   * The car follows the charger it is plugged into (go-e's carState: 1 no car, 2 charging, 3 waiting,
+   * 4 complete, 5 error), in the Tesla API's words: it charges at exactly the charger's power and
+   * current, and a stopped charger leaves it Stopped with nothing drawn.
+   */
+  async followCharger(charger: { car: number; powerW: number; amp: number }): Promise<void> {
+    const plugged = charger.car >= 2 && charger.car <= 5;
+    const charging = charger.car === 2 && charger.powerW > 0;
+    const word = !plugged ? 'Disconnected' : charging ? 'Charging' : charger.car === 4 ? 'Complete' : charger.car === 5 ? 'NoPower' : 'Stopped';
+    if (this.state.plugged_in !== plugged) await this.set('plugged_in', plugged);
+    // TeslaMate publishes charger_power in whole kW (the Tesla API's integer) and empty when unplugged.
+    const power = !plugged ? null : charging ? Math.round(charger.powerW / 1000) : 0;
+    const current = !plugged ? null : charging ? charger.amp : 0;
+    if (this.state.charger_actual_current !== current) await this.set('charger_actual_current', current);
+    if (this.state.charger_power !== power) await this.set('charger_power', power);
+    if (this.state.charging_state !== word) await this.set('charging_state', word);
+  }
+
+  /**
+   * The charge level after energy went into the battery (TeslaMate publishes whole percent), and the
+   * hours left to the charge limit at `powerW` of a battery of `capacityKwh` (0 when not charging).
+   */
+  async chargeLevel(percent: number, powerW = 0, capacityKwh = 75): Promise<void> {
+    const level = Math.min(100, Math.floor(percent));
+    if (level !== this.state.battery_level) await this.set('battery_level', level);
+    const hours = powerW > 0 ? Math.max(0, ((this.state.charge_limit_soc - percent) / 100) * capacityKwh / (powerW / 1000)) : 0;
+    const rounded = Math.round(hours * 100) / 100;
+    if (rounded !== this.state.time_to_full_charge) await this.set('time_to_full_charge', rounded);
+  }
+
   /** The car is plugged into a charger that powers it. */
   async startCharging(powerKw: number, currentA: number): Promise<void> {
     await this.set('plugged_in', true);

@@ -34,6 +34,8 @@ export interface ChargePointSimOptions {
   meter?: 'generic' | 'zaptec';
   /** Extra TLS options (a CA for wss). */
   wsOpts?: Record<string, unknown>;
+  /** How long it waits before booting again when held Pending (default: the interval the hub gave). */
+  pendingRetryMs?: number;
 }
 
 type Status = 'Available' | 'Preparing' | 'Charging' | 'SuspendedEV' | 'SuspendedEVSE' | 'Finishing' | 'Faulted' | 'Unavailable';
@@ -49,6 +51,8 @@ export class ChargePointSim {
   /** The phases it charges on (a charging profile's numberPhases; 3 unless told). */
   phases = 3;
   heartbeatIntervalS: number | undefined;
+  /** Every BootNotification answer, in order (a charger held Pending boots again until Accepted). */
+  readonly boots: { status: string; currentTime: string; interval: number }[] = [];
   readonly configuration = new Map<string, string>();
   /** Every call the central system made, in order. */
   readonly received: { action: string; payload: Record<string, unknown> }[] = [];
@@ -131,11 +135,18 @@ export class ChargePointSim {
   /** Connects (or reconnects), sends BootNotification and its connector's status, then whatever it queued offline. */
   async connect(): Promise<void> {
     await this.client.connect();
-    const boot = await this.client.call('BootNotification', {
-      chargePointVendor: this.options.vendor ?? 'Generic', chargePointModel: this.options.model ?? 'Wallbox 1',
-      chargePointSerialNumber: `SN-${this.options.identity}`, firmwareVersion: '1.0.0',
-    }) as { status: string; interval: number };
-    this.heartbeatIntervalS = boot.interval;
+    for (;;) {
+      const boot = await this.client.call('BootNotification', {
+        chargePointVendor: this.options.vendor ?? 'Generic', chargePointModel: this.options.model ?? 'Wallbox 1',
+        chargePointSerialNumber: `SN-${this.options.identity}`, firmwareVersion: '1.0.0',
+      }) as { status: string; currentTime: string; interval: number };
+      this.boots.push(boot);
+      this.heartbeatIntervalS = boot.interval;
+      // OCPP 1.6 §4.2: Pending (or Rejected) means boot again after `interval`, sending nothing else.
+      if (boot.status === 'Accepted') break;
+      await new Promise((resolve) => setTimeout(resolve, this.options.pendingRetryMs ?? boot.interval * 1000));
+      if (this.client.state !== 1) return;
+    }
     await this.sendStatus(this.status);
     await this.flushQueue();
   }
@@ -195,6 +206,11 @@ export class ChargePointSim {
     await this.client.call('StatusNotification', { connectorId: 1, errorCode, status, timestamp: new Date().toISOString() });
   }
 
+  /** What the charger draws now, W: the current it reports on each phase it charges on, at 230 V (none unless charging). */
+  powerW(): number {
+    return this.status === 'Charging' ? Math.round(this.phases * 230 * Number((this.limitA - 0.3).toFixed(1))) : 0;
+  }
+
   /** Power, energy register, offered current and per-phase currents, as chargers commonly send them (or as Zaptec does). */
   async sendMeterValues(context: string, power = { value: '7.36', unit: 'kW' }): Promise<void> {
     const charging = this.status === 'Charging';
@@ -203,7 +219,7 @@ export class ChargePointSim {
     const on = (n: number) => (n < this.phases ? phaseA : '0.0');
     const sampledValue = this.options.meter === 'zaptec'
       ? [
-        { value: charging ? String(Math.round(this.phases * 230 * Number(phaseA))) : '0', measurand: 'Power.Active.Import', unit: 'W', context },
+        { value: String(this.powerW()), measurand: 'Power.Active.Import', unit: 'W', context },
         { value: (this.energyWh / 1000).toFixed(3), measurand: 'Energy.Active.Import.Register', unit: 'kWh', context },
         { value: String(this.phases * 230 * this.limitA), measurand: 'Power.Offered', unit: 'W', context },
         ...['L1-N', 'L2-N', 'L3-N'].map((phase, n) => ({ value: on(n), measurand: 'Current.Import', unit: 'A', phase, context })),

@@ -202,7 +202,10 @@ test('Volvo: the browser goes to Volvo ID and back to the callback; the code bec
   assert.equal(connector.progress('session-1').state, 'waiting');
 
   const query = await login('session-1');
-  assert.equal(await connector.callback(query), 'session-1');
+  // A browser that began another session's login is not this one's: the state is left for the owner's.
+  assert.equal(await connector.callback(query, 'session-2'), undefined);
+  assert.equal(connector.progress('session-1').state, 'waiting');
+  assert.equal(await connector.callback(query, 'session-1'), 'session-1');
   assert.deepEqual(connector.progress('session-1'), {
     state: 'loggedIn',
     cars: [{ vin: VOLVO_VIN, model: 'XC40', driver: { type: 'volvo', vin: VOLVO_VIN, ...VOLVO, refreshToken: sim.validRefreshToken } }],
