@@ -33,3 +33,12 @@ test('docs/api.md names both pictures the hub serves, and their 404 is DEVICE_IM
   }
   assert.ok(page.includes('404 `DEVICE_IMAGE_NOT_FOUND`'));
 });
+
+test('the connect sessions docs/api.md lists are the ones the hub serves, so its first paragraph, which points at that list, stays true', (t) => {
+  const hub = createTestHub();
+  t.after(hub.close);
+  const served = hub.operations.filter((op) => op.method === 'post' && op.path.startsWith('/connections/')).map((op) => op.path).sort();
+  const listed = [...new Set([...page.matchAll(/\| `POST (\/connections\/[a-z-]+)/g)].map((m) => m[1]!))].sort();
+  assert.ok(served.length >= 2);
+  assert.deepEqual(listed, served);
+});
