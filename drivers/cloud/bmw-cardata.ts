@@ -11,9 +11,13 @@ import { defineCloudDriver } from '../../src/runtime/cloud/definition.ts';
 
 // charging.status (NOCHARGING, INITIALIZATION, CHARGINGACTIVE, CHARGINGPAUSED, CHARGINGENDED,
 // CHARGINGERROR) and its fallback hvStatus (INVALID, CHARGING, ERROR, NOT_CHARGING,
-// WAITING_FOR_CHARGING, FINISHED_FULLY_CHARGED, FINISHED_NOT_FULL), in the hub's charging states as
+// WAITING_FOR_CHARGING, FINISHED_FULLY_CHARGED, FINISHED_NOT_FULL), in the origin's chargingState as
 // evcc reads them (CHARGINGACTIVE/CHARGING: charging; the paused, waiting and ended ones: plugged in,
-// not charging). NOCHARGING and NOT_CHARGING say nothing about the plug: the port keys decide.
+// not charging). NOCHARGING and NOT_CHARGING mean "no charging process", and say nothing about the
+// plug (evcc takes the plug from the port keys alone). So they come last: the other key's more
+// telling word (FINISHED_NOT_FULL) goes first, else "no charging process" is STOPPED; and a car whose
+// port key says it is unplugged is UNPLUGGED whatever its charging word (vehicleFields in
+// src/runtime/cloud/definition.ts), so an unplugged BMW is UNPLUGGED as an unplugged Volvo is.
 const CHARGING_STATUS = {
   INITIALIZATION: 'PREPARING', CHARGINGACTIVE: 'CHARGING', CHARGINGPAUSED: 'STOPPED', CHARGINGENDED: 'FINISHED', CHARGINGERROR: 'FAULT',
 } as const;
@@ -35,6 +39,9 @@ export default defineCloudDriver({
     { key: 'vehicle.drivetrain.lastRemainingRange', rule: { field: 'rangeKm', as: 'number', digits: 0 } },
     { key: 'vehicle.drivetrain.electricEngine.charging.status', rule: { field: 'chargingState', as: 'string', map: CHARGING_STATUS } },
     { key: 'vehicle.drivetrain.electricEngine.charging.hvStatus', rule: { field: 'chargingState', as: 'string', map: HV_STATUS } },
+    // The last resort for chargingState: "no charging process" (see above).
+    { key: 'vehicle.drivetrain.electricEngine.charging.status', rule: { field: 'chargingState', as: 'string', map: { NOCHARGING: 'STOPPED' } } },
+    { key: 'vehicle.drivetrain.electricEngine.charging.hvStatus', rule: { field: 'chargingState', as: 'string', map: { NOT_CHARGING: 'STOPPED' } } },
     // Plugged: the port status (CONNECTED, DISCONNECTED; INVALID and -NA- say nothing), and on the
     // "New Class" cars (evcc #30938) a boolean.
     { key: 'vehicle.body.chargingPort.status', rule: { field: 'isPlugged', as: 'boolean', map: { CONNECTED: true, DISCONNECTED: false } } },

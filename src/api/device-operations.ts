@@ -11,6 +11,7 @@ import { UserListQuery, idParams } from './queries.ts';
 import { DeletionResult } from '../domain/schemas.ts';
 import { KIND_TAG, type DeviceKind } from '../domain/vocabulary.ts';
 import { deleteDevice, detail, findOr404, listPage, refreshDevice } from './device-handlers.ts';
+import { serveDeviceImage } from './device-image.ts';
 
 export interface KindResource {
   kind: DeviceKind;
@@ -27,7 +28,7 @@ export interface KindResource {
   page?: z.ZodType;
 }
 
-export type DeviceOperation = 'detail' | 'refresh' | 'delete' | 'userList' | 'userDetail' | 'userRefresh' | 'userDelete';
+export type DeviceOperation = 'detail' | 'refresh' | 'delete' | 'userList' | 'userDetail' | 'userRefresh' | 'userDelete' | 'userImage';
 
 const REFRESH_DESCRIPTION = 'Reads the device now through its driver, stores what it read and returns it. '
   + 'A device the hub has no driver for is returned as stored; one it cannot reach now is a 503.';
@@ -88,6 +89,17 @@ export function addDeviceOperations(router: OperationRouter, deps: ApiDeps, r: K
           summary: `List the ${r.label}s of one user`, params: idParams('userId'), query: UserListQuery,
           success: { status: 200, description: `A page of ${r.label}s`, schema: r.page! }, errors: ['BAD_REQUEST'],
         }, (c, { query, reach }) => listPage(deps, r.kind, query, reach));
+        break;
+      case 'userImage':
+        router.add({
+          method: 'get', path: `${userBase}/image.png`, operationId: `getUser${r.noun}Image`, tag: r.tag,
+          summary: `The picture of a ${r.label}, as PNG`,
+          description: 'Served with ETag and Cache-Control; a matching If-None-Match gets 304 Not Modified. '
+            + 'The picture is set with `hub image set`; without one the answer is 404 DEVICE_IMAGE_NOT_FOUND.',
+          params: owned,
+          success: { status: 200, description: 'The image', contentType: 'image/png', headers: ['ETag', 'Cache-Control', 'Content-Length'] },
+          errors: ['BAD_REQUEST', notFound, 'DEVICE_IMAGE_NOT_FOUND'],
+        }, (c, { params, reach }) => serveDeviceImage(c, deps, r.kind, id(params), r.label, reach));
         break;
     }
   }

@@ -7,12 +7,14 @@ const CANDIDATES_SHOWN = 10;
 
 export type DeviceIdLookup = { id: string } | { problem: string };
 
-/** The one stored device `given` names (of `kind`, when given); else why not, in words. */
-export function resolveDeviceId(store: Store, given: string, kind?: DeviceKind): DeviceIdLookup {
+/**
+ * The one stored device `given` names (of one of `kinds`, when given; `what` names them in the
+ * messages); else why not, in words.
+ */
+export function resolveDeviceId(store: Store, given: string, kinds?: readonly DeviceKind[], what = 'device'): DeviceIdLookup {
   const wanted = given.trim().toLowerCase();
-  const what = kind ?? 'device';
   if (wanted === '') return { problem: `No ${what} id given.` };
-  const all = store.devices.identities().filter((d) => kind === undefined || d.kind === kind);
+  const all = store.devices.identities().filter((d) => kinds === undefined || kinds.includes(d.kind));
   const exact = all.find((d) => d.id === wanted);
   if (exact) return { id: exact.id };
   const matches = all.filter((d) => d.id.startsWith(wanted)).sort((a, b) => a.id.localeCompare(b.id));

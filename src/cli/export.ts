@@ -39,7 +39,7 @@ export async function runExport(store: Store, args: string[], io: CliIo, env: No
     }
   }
   const devices = store.devices.all();
-  const records = devices.map((d) => toImportRecord(d, d.kind === 'vehicle' ? store.vehicleImages.get(d.id)?.png : undefined));
+  const records = devices.map((d) => toImportRecord(d, store.deviceImages.get(d.id)?.png));
   let document: unknown = records;
   let sealed = 0;
   if (passphrase !== undefined) {

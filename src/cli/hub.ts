@@ -34,7 +34,7 @@ const USAGE = () => `usage: npm run hub -- <command>
                             HUB_EXPORT_PASSPHRASE). Moving the whole hub: backup and restore
   backup FILE               copy the database, secrets and all (safe while the hub runs; the
                             file is readable by its owner only)
-  image set VEHICLE_ID PNG  set the picture of a vehicle
+  image set DEVICE_ID PNG   set the picture of a vehicle or an HVAC unit (served as its image.png)
   restore FILE              restore a backup into the database (stop the hub first)
   config check [FILE]       check a configuration file without starting (default: HUB_CONFIG)
   scan HOST[:PORT]|SERIAL   find devices at an address (below)

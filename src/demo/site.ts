@@ -4,6 +4,7 @@ import { prepareImport } from '../domain/import.ts';
 import { formatTimestamp } from '../domain/time.ts';
 import type { Store } from '../store/store.ts';
 import { drawCar } from './vehicle-picture.ts';
+import { drawHeatPump } from './hvac-picture.ts';
 import type { DemoDrivers } from '../sim/demo-sims.ts';
 
 export const DEMO_USER = 'demo-household';
@@ -63,6 +64,7 @@ export function demoRecords(nowMs: number, drivers: DemoDrivers = {}): unknown[]
     {
       kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b01', 4), type: 'HEATING_CIRCUIT', driver: drivers.heating,
       staticData: { vendor: 'VAILLANT', name: 'Underfloor heating', model: 'aroTHERM plus VWL 75/6' },
+      image: drawHeatPump([235, 235, 230]).toString('base64'),
     },
     {
       kind: 'hvac', ...base('3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b02', 6), type: 'DHW', driver: drivers.hotWater,

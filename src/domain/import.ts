@@ -42,7 +42,7 @@ const RECORD_SCHEMAS: Record<DeviceKind, z.ZodType> = {
   battery: z.strictObject({ kind: z.literal('battery'), ...common, staticData: modelOptional(BatteryStaticData), chargeState: BatteryChargeState.partial({ lastUpdated: true }).optional() }),
   pvInverter: z.strictObject({ kind: z.literal('pvInverter'), ...common, staticData: modelOptional(PvInverterStaticData), powerState: PvPowerState.partial({ lastUpdated: true }).optional() }),
   meter: z.strictObject({ kind: z.literal('meter'), ...common, staticData: modelOptional(MeterStaticData) }),
-  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData) }),
+  hvac: z.strictObject({ kind: z.literal('hvac'), ...common, type: oneOf(HVAC_TYPES), staticData: modelOptional(HvacStaticData), image: ImagePng.optional() }),
   charger: z.strictObject({ kind: z.literal('charger'), ...common, staticData: modelOptional(ChargerStaticData), chargeState: ChargerChargeState.partial({ lastUpdated: true }).optional() }),
   vehicle: z.strictObject({ kind: z.literal('vehicle'), ...common, staticData: modelOptional(VehicleStaticData), image: ImagePng.optional() }),
   tariff: z.strictObject({ kind: z.literal('tariff'), ...common, staticData: TariffStaticData }),

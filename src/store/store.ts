@@ -6,7 +6,7 @@ import { DeviceRepository } from './devices.ts';
 import { CommandRepository } from './commands.ts';
 import { ApiKeyRepository } from './api-keys.ts';
 import { ConnectSessionRepository } from './connect-sessions.ts';
-import { VehicleImageRepository } from './vehicle-images.ts';
+import { DeviceImageRepository } from './device-images.ts';
 import { OcppRepository, type OcppCredential } from './ocpp.ts';
 import { HouseholdSeriesRepository } from './household-series.ts';
 import { TariffLedgerRepository } from './tariff-ledger.ts';
@@ -21,7 +21,7 @@ export class Store {
   readonly commands: CommandRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly connectSessions: ConnectSessionRepository;
-  readonly vehicleImages: VehicleImageRepository;
+  readonly deviceImages: DeviceImageRepository;
   readonly ocpp: OcppRepository;
   readonly hubSchedules: HubScheduleRepository;
   readonly tariffLedger: TariffLedgerRepository;
@@ -43,7 +43,7 @@ export class Store {
     this.commands = new CommandRepository(db);
     this.apiKeys = new ApiKeyRepository(db);
     this.connectSessions = new ConnectSessionRepository(db);
-    this.vehicleImages = new VehicleImageRepository(db);
+    this.deviceImages = new DeviceImageRepository(db);
     this.ocpp = new OcppRepository(db);
     this.hubSchedules = new HubScheduleRepository(db);
     this.tariffLedger = new TariffLedgerRepository(db);
@@ -84,7 +84,7 @@ export class Store {
   deleteDevice(device: DeviceRecord, nowMs: number): number {
     return this.db.transaction(() => {
       this.devices.delete(device, nowMs);
-      this.vehicleImages.delete(device.id);
+      this.deviceImages.delete(device.id);
       this.ocpp.forgetDevice(device.id);
       this.hubSchedules.delete(device.id);
       this.tariffLedger.forget(device.id);
@@ -103,7 +103,7 @@ export class Store {
         const staticData = stampedStaticData(device, this.devices.get(device.id), nowMs);
         return staticData === device.staticData ? device : { ...device, staticData };
       }));
-      for (const [vehicleId, png] of images) this.vehicleImages.set(vehicleId, png, nowMs);
+      for (const [deviceId, png] of images) this.deviceImages.set(deviceId, png, nowMs);
       for (const credential of ocppCredentials) this.ocpp.setCredential(credential, nowMs);
     })();
   }

@@ -94,12 +94,36 @@ export async function connectMqtt(endpoint: MqttEndpoint, log: Logger, backoff: 
     } catch (err) {
       lastError = err as Error;
       await client.endAsync(true);
-      if (!isUnsupportedProtocol(err) && !(err as { hungUp?: boolean }).hungUp) break;
+      const tls = tlsFailure(err);
+      if (tls) {
+        // No MQTT was spoken: another protocol version would meet the same handshake.
+        throw new Error(`cannot connect to MQTT broker ${redactUrl(endpoint.url)}: the TLS handshake failed (${tls})`);
+      }
+      if (version === versions.at(-1) || (!isUnsupportedProtocol(err) && !(err as { hungUp?: boolean }).hungUp)) break;
       log.info({ broker: redactUrl(endpoint.url) }, 'broker refused MQTT 5; trying 3.1.1');
     }
   }
   throw new Error(`cannot connect to MQTT broker ${redactUrl(endpoint.url)}: ${lastError?.message ?? 'unknown error'}`);
 }
+
+/**
+ * What failed in a TLS handshake, in OpenSSL's words (`tlsv1 alert protocol version`: the broker and
+ * the hub share no TLS version), or undefined when the error is not one of TLS. An alert from the
+ * peer comes as a socket's EPROTO whose message quotes OpenSSL (`…:SSL routines:<function>:<reason>:…`);
+ * Node's own checks of the peer's certificate come with their codes.
+ */
+function tlsFailure(err: unknown): string | undefined {
+  const e = err as { code?: unknown; reason?: unknown; message?: string };
+  const openssl = /SSL routines:[^:]*:([^:]+)/.exec(e.message ?? '');
+  if (openssl) return openssl[1];
+  if (typeof e.code === 'string' && (/^ERR_(SSL|TLS)_/.test(e.code) || TLS_CERTIFICATE_CODES.has(e.code))) return e.message;
+  return undefined;
+}
+
+const TLS_CERTIFICATE_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'CERT_SIGNATURE_FAILURE',
+]);
 
 function attachBackoff(client: MqttClient, backoff: BackoffOptions, log: Logger): void {
   let attempt = 0;
@@ -129,10 +153,14 @@ function noDelay(client: MqttClient): void {
   socket.setNoDelay?.(true);
 }
 
+/**
+ * The broker's CONNACK refused the protocol version: 0x84 Unsupported Protocol Version (MQTT 5), 1
+ * the 3.1.1 refusal some brokers answer with. Only a CONNACK's numeric code counts: a TLS alert's
+ * text ("protocol version") is no word of MQTT's.
+ */
 function isUnsupportedProtocol(err: unknown): boolean {
-  const code = (err as { code?: number }).code;
-  // 0x84 Unsupported Protocol Version (MQTT 5); 1 is the 3.1.1 refusal some brokers answer with.
-  return code === 0x84 || code === 1 || /protocol/i.test((err as Error).message ?? '');
+  const code = (err as { code?: unknown }).code;
+  return code === 0x84 || code === 1;
 }
 
 /** A broker URL without credentials, fit for a log line. */

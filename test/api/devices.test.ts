@@ -191,10 +191,10 @@ test('DELETE removes a device for good and answers {success: true}', async (t) =
 test('DELETE of a vehicle checks its owner and removes its image', async (t) => {
   const hub = demoHub(t);
   await expectError(await hub.request(`/users/someone-else/vehicles/${ids.vehicle}`, { method: 'DELETE' }), 404, 'VEHICLE_NOT_FOUND', `[VEHICLE] Vehicle ${ids.vehicle} not found`);
-  assert.ok(hub.store.vehicleImages.get(ids.vehicle));
+  assert.ok(hub.store.deviceImages.get(ids.vehicle));
   const res = await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}`, { method: 'DELETE' });
   assert.deepEqual(await json(res), { success: true });
-  assert.equal(hub.store.vehicleImages.get(ids.vehicle), undefined);
+  assert.equal(hub.store.deviceImages.get(ids.vehicle), undefined);
   await expectError(await hub.request(`/users/${DEMO_USER}/vehicles/${ids.vehicle}/image.png`), 404, 'VEHICLE_NOT_FOUND');
 });
 

@@ -289,6 +289,24 @@ function tariffLedgerProbe(key: OperationKey): Probe {
 }
 
 /** Per operation: the happy path and every documented error status that a request can provoke. */
+/** A device's picture: the PNG with its length and ETag, 304 for that tag, 400, the device's own 404 and DEVICE_IMAGE_NOT_FOUND. */
+function pictureProbe(kind: keyof typeof BARE, segment: string, idName: string, notFoundCode: string): Probe {
+  return async (start) => {
+    const api = start();
+    const key: OperationKey = `get /users/{userId}/${segment}/{${idName}}/image.png`;
+    const params = { userId: DEMO_USER, [idName]: DEMO(kind) };
+    const image = await api.expect(200, key, { params });
+    assert.deepEqual([...image.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    assert.equal(image.res.headers.get('content-length'), String(image.body.length));
+    const etag = image.res.headers.get('etag')!;
+    assert.equal((await api.expect(304, key, { params, headers: { 'if-none-match': etag } })).res.headers.get('etag'), etag);
+    await api.expect(400, key, { params: { ...params, [idName]: 'not-a-uuid' } });
+    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, notFoundCode);
+    const none = await api.expect(404, key, { params: { userId: BARE_USER, [idName]: BARE[kind] } });
+    assert.equal(none.body.errorCode, 'DEVICE_IMAGE_NOT_FOUND');
+  };
+}
+
 const PROBES: Record<OperationKey, Probe> = {
   ...Object.fromEntries((['get /tariffs/{tariffId}/prices', 'get /users/{userId}/tariffs/{tariffId}/prices', 'get /tariffs/{tariffId}/consumption',
     'get /users/{userId}/tariffs/{tariffId}/consumption'] as const).map((key) => [key, tariffLedgerProbe(key)])),
@@ -496,20 +514,8 @@ const PROBES: Record<OperationKey, Probe> = {
     await api.expect(400, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: 'not-a-uuid' } });
     await api.expect(404, 'post /vehicles/{vehicleId}/commands/charging-stop', { params: { vehicleId: NO_SUCH } });
   },
-  'get /users/{userId}/vehicles/{vehicleId}/image.png': async (start) => {
-    const api = start();
-    const key = 'get /users/{userId}/vehicles/{vehicleId}/image.png';
-    const params = { userId: DEMO_USER, vehicleId: DEMO('vehicle') };
-    const image = await api.expect(200, key, { params });
-    assert.deepEqual([...image.body.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-    assert.equal(image.res.headers.get('content-length'), String(image.body.length));
-    const etag = image.res.headers.get('etag')!;
-    assert.equal((await api.expect(304, key, { params, headers: { 'if-none-match': etag } })).res.headers.get('etag'), etag);
-    await api.expect(400, key, { params: { ...params, vehicleId: 'not-a-uuid' } });
-    assert.equal((await api.expect(404, key, { params: { ...params, userId: BARE_USER } })).body.errorCode, 'VEHICLE_NOT_FOUND');
-    const none = await api.expect(404, key, { params: { userId: BARE_USER, vehicleId: BARE.vehicle } });
-    assert.equal(none.body.errorCode, 'DEVICE_IMAGE_NOT_FOUND');
-  },
+  'get /users/{userId}/vehicles/{vehicleId}/image.png': pictureProbe('vehicle', 'vehicles', 'vehicleId', 'VEHICLE_NOT_FOUND'),
+  'get /users/{userId}/hvacs/{hvacId}/image.png': pictureProbe('hvac', 'hvacs', 'hvacId', 'HVAC_NOT_FOUND'),
   'get /users/{userId}/tariffs/{tariffId}': async (start) => {
     const api = start();
     await api.expect(200, 'get /users/{userId}/tariffs/{tariffId}', { params: { userId: DEMO_USER, tariffId: DEMO('tariff') } });

@@ -33,7 +33,7 @@ test('export then import on another hub gives the same devices and images', asyn
   t.after(() => { sa.close(); sb.close(); });
   const strip = (s: Store) => s.devices.all().map(({ createdAtMs, ...rest }) => rest);
   assert.deepEqual(strip(sb), strip(sa));
-  assert.deepEqual(sb.vehicleImages.get(ids.vehicle), sa.vehicleImages.get(ids.vehicle));
+  assert.deepEqual(sb.deviceImages.get(ids.vehicle), sa.deviceImages.get(ids.vehicle));
 });
 
 test('backup copies a database in use; restore brings it back and keeps the hub schema', async (t) => {

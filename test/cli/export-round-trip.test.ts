@@ -75,7 +75,7 @@ test('export then import into a fresh store gives back the demo household and de
   const expected = strip(sa).map((d) => (withSecret.includes(d.id) ? { ...d, isOnline: false, driver: withoutSecrets(d.driver!) } : d));
   assert.deepEqual(strip(sb), expected);
   for (const device of sa.devices.all()) {
-    assert.deepEqual(sb.vehicleImages.get(device.id)?.png, sa.vehicleImages.get(device.id)?.png, `image of ${device.id}`);
+    assert.deepEqual(sb.deviceImages.get(device.id)?.png, sa.deviceImages.get(device.id)?.png, `image of ${device.id}`);
     const credential = sa.ocpp.credentialOfDeviceId(device.id);
     assert.deepEqual(sb.ocpp.credentialOfDeviceId(device.id), credential && { ...credential, passwordHash: NO_PASSWORD }, `OCPP credential of ${device.id}`);
   }

@@ -1,4 +1,4 @@
-// The hub command: keys, import (all or nothing, every problem named), vehicle images.
+// The hub command: keys, import (all or nothing, every problem named), device images.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,12 +47,13 @@ test('import writes every record, keeping given ids', async (t) => {
   const file = join(w.dir, 'devices.json');
   writeFileSync(file, JSON.stringify(demoRecords(Date.now())));
   assert.equal(await w.run('import', file), 0);
-  assert.match(w.out.join('\n'), /Imported 13 devices \(2 images\)/);
+  assert.match(w.out.join('\n'), /Imported 13 devices \(3 images\)/);
   const store = w.open();
   t.after(() => store.close());
   assert.equal(store.devices.count(), 13);
   assert.equal(store.devices.get(ids.battery)?.vendor, 'FRONIUS');
-  assert.ok(store.vehicleImages.get(ids.vehicle));
+  assert.ok(store.deviceImages.get(ids.vehicle));
+  assert.ok(store.deviceImages.get(ids.hvac), 'an HVAC unit\'s image is imported as a vehicle\'s');
 });
 
 test('a file with a bad record imports nothing and names each problem with its index and field', async (t) => {
@@ -189,11 +190,28 @@ test('image set stores a PNG for a vehicle and refuses other files', async (t) =
   assert.equal(await w.run('image', 'set', ids.unknown, png), 1);
   const store = w.open();
   t.after(() => store.close());
-  assert.deepEqual(store.vehicleImages.get(ids.vehicle)?.png, drawCar([10, 200, 10]));
+  assert.deepEqual(store.deviceImages.get(ids.vehicle)?.png, drawCar([10, 200, 10]));
   // UUIDs are case-insensitive: the id in capitals names the same vehicle.
   writeFileSync(png, drawCar([200, 10, 10]));
   assert.equal(await w.run('image', 'set', ids.vehicle.toUpperCase(), png), 0);
-  assert.deepEqual(store.vehicleImages.get(ids.vehicle)?.png, drawCar([200, 10, 10]));
+  assert.deepEqual(store.deviceImages.get(ids.vehicle)?.png, drawCar([200, 10, 10]));
+});
+
+test('image set takes an HVAC unit as it takes a vehicle, and refuses a device the API shows no picture of', async (t) => {
+  const w = workspace(t);
+  const file = join(w.dir, 'devices.json');
+  writeFileSync(file, JSON.stringify(demoRecords(Date.now())));
+  await w.run('import', file);
+  const png = join(w.dir, 'pump.png');
+  writeFileSync(png, drawCar([10, 10, 200]));
+  assert.equal(await w.run('image', 'set', ids.hvac, png), 0, w.err.join('\n'));
+  assert.match(w.out.join('\n'), new RegExp(`Image of HVAC unit ${ids.hvac} set`));
+  assert.equal(await w.run('image', 'set', ids.battery, png), 1);
+  assert.match(w.err.join('\n'), /No vehicle or HVAC unit with the id or id prefix/);
+  const store = w.open();
+  t.after(() => store.close());
+  assert.deepEqual(store.deviceImages.get(ids.hvac)?.png, drawCar([10, 10, 200]));
+  assert.equal(store.deviceImages.get(ids.battery), undefined);
 });
 
 test('`npm run hub -- import` works as a real process and exits non-zero on a bad file', async (t) => {
@@ -229,7 +247,7 @@ test('import keeps ids in lower case, whatever case the file gives; the same id 
   assert.ok(stored, 'found by its lower-case id');
   assert.equal(stored.locationId, String(battery['locationId']).toLowerCase());
   assert.equal(store.devices.get(ids.battery.toUpperCase()), undefined, 'not kept as given');
-  assert.ok(store.vehicleImages.get(ids.vehicle), 'the image follows the lower-case id');
+  assert.ok(store.deviceImages.get(ids.vehicle), 'the image follows the lower-case id');
 
   const twice = join(w.dir, 'twice.json');
   writeFileSync(twice, JSON.stringify([{ ...battery, id: ids.battery2 }, { ...battery, id: ids.battery2.toUpperCase() }]));

@@ -23,7 +23,7 @@ test('a new database is migrated to the current version, in WAL mode with synchr
   assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
   assert.equal(db.pragma('synchronous', { simple: true }), 2, 'FULL');
   const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  for (const table of ['api_keys', 'commands', 'connect_sessions', 'deleted_devices', 'devices', 'vehicle_images']) assert.ok(tables.includes(table), table);
+  for (const table of ['api_keys', 'commands', 'connect_sessions', 'deleted_devices', 'devices', 'device_images']) assert.ok(tables.includes(table), table);
 });
 
 test('opening an up-to-date database again changes nothing', (t) => {
@@ -152,7 +152,7 @@ test('migration 3 brings older rows to lower-case ids, whole-second device times
   assert.deepEqual(vehicle.state, { lastUpdated: '2026-11-07T05:31:56Z', chargeRate: 1 });
   assert.deepEqual(vehicle.staticData, { siteName: 'Home', lastUpdated: '2026-11-01T10:00:00Z' }, 'stamped when it was added');
   assert.equal(store.commands.get('c1')!.deviceId, UPPER.toLowerCase());
-  assert.ok(store.vehicleImages.get(UPPER.toLowerCase()));
+  assert.ok(store.deviceImages.get(UPPER.toLowerCase()));
   assert.equal(store.devices.wasDeleted('bbbbbbbb-bbbb-4ccc-8ddd-eeeeeeeeeeee'), true);
   // A row whose lower-case twin exists keeps its id, and what refers to it still points at it.
   assert.deepEqual(store.devices.get(TWIN)!.staticData, { lastUpdated: '2026-11-02T00:00:00Z' });

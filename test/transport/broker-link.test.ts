@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BrokerLink } from '../../src/transport/broker-link.ts';
 import { connectMqtt } from '../../src/transport/mqtt-connection.ts';
-import { silentLogger } from '../../src/log.ts';
+import { createLogger, silentLogger } from '../../src/log.ts';
 import { freePort, startBroker } from '../support/broker.ts';
 import { makeCertificates } from '../support/tls.ts';
 import { skipWithout } from '../support/peers.ts';
@@ -85,7 +85,7 @@ test('a broker that is down at start: the link keeps trying in the background an
   await link.whenConnected(AbortSignal.timeout(10_000));
 });
 
-test('a broker that offers only TLS 1.2 is refused when TLS 1.3 is required (BMW CarData\'s stream), taken otherwise', async (t) => {
+test('a broker that offers only TLS 1.2 is refused when TLS 1.3 is required (BMW CarData\'s stream), as a TLS refusal and no MQTT fallback; taken otherwise', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'hub-tls12-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const certs = makeCertificates(dir);
@@ -101,8 +101,12 @@ test('a broker that offers only TLS 1.2 is refused when TLS 1.3 is required (BMW
   t.after(() => server.close());
   const url = `mqtts://localhost:${(server.address() as { port: number }).port}`;
   const ca = readFileSync(certs.caFile, 'utf8');
-  await assert.rejects(connectMqtt({ url, ca, reconnect: false, minTlsVersion: 'TLSv1.3' }, silentLogger()), /cannot connect/);
+  const said: string[] = [];
+  const log = createLogger('info', { write: (line: string) => void said.push(String(JSON.parse(line).msg)) });
+  await assert.rejects(connectMqtt({ url, ca, reconnect: false, minTlsVersion: 'TLSv1.3' }, log),
+    /cannot connect to MQTT broker mqtts:\/\/localhost:\d+\/?: the TLS handshake failed \(tlsv1 alert protocol version\)$/);
   assert.deepEqual(connects, [], 'no TLS session was made');
+  assert.deepEqual(said.filter((line) => /3\.1\.1|MQTT 5/.test(line)), [], 'no word of an MQTT protocol fallback: no MQTT was spoken');
   await assert.rejects(connectMqtt({ url, ca, reconnect: false, protocolVersion: 4 }, silentLogger()), /cannot connect/);
   assert.deepEqual(connects, ['TLSv1.2'], 'without the requirement the handshake succeeds (and the server hangs up)');
 });

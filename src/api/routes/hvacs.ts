@@ -67,7 +67,7 @@ function addSetpointCommands(router: Router, deps: ApiDeps, user: boolean): Rout
 
 export function hvacRoutes(deps: ApiDeps): OperationRouter {
   const router = new OperationRouter();
-  addDeviceOperations(router, deps, HVACS, ['userDetail', 'refresh', 'userRefresh', 'userDelete']);
+  addDeviceOperations(router, deps, HVACS, ['userDetail', 'refresh', 'userRefresh', 'userDelete', 'userImage']);
   addSetpointCommands(router, deps, false);
   addSetpointCommands(router, deps, true);
   return router

@@ -1,14 +1,11 @@
 import { z } from 'zod';
 import type { ApiDeps } from '../deps.ts';
-import { ApiError } from '../errors.ts';
 import { OperationRouter } from '../operation.ts';
 import { CommandListQuery, VehicleListQuery, idParams } from '../queries.ts';
 import { Command, CommandList, Vehicle, VehiclePage, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { findOr404, listCommands, listPage, submitCommand, submitOfferedCommand, submitOrFailCommand } from '../device-handlers.ts';
 import { WEEK_DAYS } from '../../domain/vocabulary.ts';
 import { addDeviceOperations, type KindResource } from '../device-operations.ts';
-
-const IMAGE_CACHE_CONTROL = 'private, max-age=86400, must-revalidate';
 
 const HHMM = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, 'must be a time HH:MM from 00:00 to 23:59');
 const ChargingScheduleItem = z.object({
@@ -40,7 +37,7 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
     success: { status: 200, description: 'A page of vehicles', schema: VehiclePage },
     errors: ['BAD_REQUEST'],
   }, (c, { query, reach }) => listPage(deps, 'vehicle', query, reach));
-  addDeviceOperations(router, deps, VEHICLES, ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete']);
+  addDeviceOperations(router, deps, VEHICLES, ['detail', 'refresh', 'userList', 'userDetail', 'userRefresh', 'userDelete', 'userImage']);
   for (const user of [false, true]) {
     const prefix = user ? '/users/{userId}/vehicles/{vehicleId}' : '/vehicles/{vehicleId}';
     const params = user ? idParams('userId', 'vehicleId') : idParams('vehicleId');
@@ -88,30 +85,5 @@ export function vehicleRoutes(deps: ApiDeps): OperationRouter {
       params: idParams('vehicleId'),
       success: { status: 200, description: 'The new command, PENDING', schema: Command },
       errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND'],
-    }, (c, { params, reach }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId, reach), 'CHARGING_STOP'))
-    .add({
-      method: 'get', path: '/users/{userId}/vehicles/{vehicleId}/image.png', operationId: 'getUserVehicleImage', tag: 'Vehicles',
-      summary: 'The picture of a vehicle, as PNG',
-      description: 'Served with ETag and Cache-Control; a matching If-None-Match gets 304 Not Modified.',
-      params: idParams('userId', 'vehicleId'),
-      success: { status: 200, description: 'The image', contentType: 'image/png', headers: ['ETag', 'Cache-Control', 'Content-Length'] },
-      errors: ['BAD_REQUEST', 'VEHICLE_NOT_FOUND', 'DEVICE_IMAGE_NOT_FOUND'],
-    }, (c, { params, reach }) => {
-      findOr404(deps, 'vehicle', params.vehicleId, reach);
-      const image = deps.store.vehicleImages.get(params.vehicleId);
-      if (!image) throw new ApiError('DEVICE_IMAGE_NOT_FOUND', `[VEHICLE] No image for vehicle ${params.vehicleId}`);
-      // The 304 names the type too: the Node adapter would otherwise label it text/plain, and a cache
-      // that updates its stored headers from a 304 (RFC 9111 §4.3.4) would relabel the picture.
-      const headers = { ETag: image.etag, 'Cache-Control': IMAGE_CACHE_CONTROL, 'Content-Type': 'image/png' };
-      if (etagMatches(c.req.header('if-none-match'), image.etag)) return c.body(null, 304, headers);
-      return c.body(new Uint8Array(image.png), 200, { ...headers, 'Content-Length': String(image.png.length) });
-    });
-}
-
-/** If-None-Match: `*`, or a list of (possibly weak) tags compared weakly (RFC 9110 §13.1.2). */
-export function etagMatches(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const bare = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => bare(tag) === bare(etag));
+    }, (c, { params, reach }) => submitCommand(deps, findOr404(deps, 'vehicle', params.vehicleId, reach), 'CHARGING_STOP'));
 }

@@ -10,14 +10,17 @@
 // hour and the broker closes the connection when it runs out, so the session refreshes the tokens
 // before that (once for the account, the rotated refresh token stored in every car's binding:
 // account-login.ts) and reconnects with the new password. When another client (an evcc or a Home
-// Assistant on the same account) takes the stream over, the broker disconnects the hub (MQTT 5:
-// "session taken over"; else a connection lost right after it was made, twice); the session then
-// says so and stays off for `takenOverRetryMs` instead of taking it back in a loop. A refused
-// refresh (a lapsed or revoked login) leaves the account's cars offline until the owner connects
-// one of them again.
+// Assistant on the same account) takes the stream over, an MQTT 5 broker says so: DISCONNECT with
+// reason code 0x8E "Session taken over" (MQTT 5 §3.14.2.1); the session then says so and stays off
+// for `takenOverRetryMs` instead of taking it back in a loop. Only that word counts: any other loss
+// (a broker restart, a network hiccup, however soon after the hub's own token renewal) is taken back
+// with back-off. A broker that closes the old connection without a word (MQTT 3.1.1 has no
+// DISCONNECT from the server; mosquitto 2.0 sends none either) gives the hub nothing to tell a
+// takeover by, so the hub takes the stream back; kvanbiesen/bmw-cardata-ha stream.py (MQTT 3.1.1)
+// likewise reconnects after every unintended disconnect. A refused refresh (a lapsed or revoked
+// login) leaves the account's cars offline until the owner connects one of them again.
 import type { MqttClient } from 'mqtt';
 import type { DeviceRecord, DriverBinding } from '../../domain/device.ts';
-import { monotonicMs } from '../../domain/time.ts';
 import { backoffDelay, connectMqtt } from '../../transport/mqtt-connection.ts';
 import { AccountLogin } from './account-login.ts';
 import { CardataLoginRefused, refreshTokens, type CardataEndpoints, type CardataTokens } from './cardata-oauth.ts';
@@ -28,8 +31,6 @@ import type { CloudAccountDeps, CloudAccountSession, CloudStatus } from './cloud
 export interface CardataStreamSettings {
   /** How long before the id token runs out the tokens are renewed. */
   renewBeforeMs: number;
-  /** A connection lost this soon after it was made, twice in a row, was taken by another client. */
-  takenOverWithinMs: number;
   /** How long the stream is left to the other client that took it over. */
   takenOverRetryMs: number;
   backoff: { initialMs: number; maxMs: number };
@@ -37,7 +38,6 @@ export interface CardataStreamSettings {
 
 export const DEFAULT_CARDATA_STREAM_SETTINGS: CardataStreamSettings = {
   renewBeforeMs: 10 * 60_000,
-  takenOverWithinMs: 30_000,
   takenOverRetryMs: 60 * 60_000,
   backoff: { initialMs: 1000, maxMs: 60_000 },
 };
@@ -68,8 +68,6 @@ export class CardataStream implements CloudAccountSession {
   private readonly snapshotTried = new Set<string>();
   /** The account's container, looked up or made once for all its cars. */
   private container: Promise<string> | undefined;
-  /** Connections in a row lost within takenOverWithinMs of being made. */
-  private shortLived = 0;
   private running = false;
   private stopped = false;
   /** Per car, the values it has sent so far (key → latest value). */
@@ -166,17 +164,13 @@ export class CardataStream implements CloudAccountSession {
       this.client = client;
       let takenOver = false;
       client.on('disconnect', (packet) => { if (packet.reasonCode === SESSION_TAKEN_OVER) takenOver = true; });
-      const connectedAtMono = monotonicMs(this.deps.clock);
       client.on('message', (_topic, payload) => this.onMessage(payload));
       client.on('close', () => {
         if (this.client !== client || this.stopped) return;
         this.client = undefined;
         void client.endAsync(true);
-        // Brokers that do not say why (mosquitto 2.0 closes the socket) make a takeover look like a
-        // lost connection: the hub takes the stream back once, and when the connection it got back is
-        // lost again as soon, it is another client's doing.
-        this.shortLived = monotonicMs(this.deps.clock) - connectedAtMono < this.deps.settings.takenOverWithinMs ? this.shortLived + 1 : 0;
-        if (takenOver || this.shortLived >= 2) this.takenOver();
+        // The broker's word decides, never the timing: a loss right after a renewal is a loss.
+        if (takenOver) this.takenOver();
         else this.retry('the stream connection was lost');
       });
       // Every car of the account on the one connection; a car added from now on joins it (add).
@@ -256,7 +250,7 @@ export class CardataStream implements CloudAccountSession {
   private containerId(accessToken: string): Promise<string> {
     const kept = this.login.shared('containerId');
     if (typeof kept === 'string') return Promise.resolve(kept);
-    this.container ??= ensureContainer(this.deps.endpoints, accessToken, this.deps.definition.keys.map((k) => k.key)).then(
+    this.container ??= ensureContainer(this.deps.endpoints, accessToken, [...new Set(this.deps.definition.keys.map((k) => k.key))]).then(
       (containerId) => {
         this.login.share({ containerId });
         return containerId;
@@ -303,7 +297,6 @@ export class CardataStream implements CloudAccountSession {
       + 'BMW allows one per account, so the hub leaves it to that client and tries again later';
     this.deps.log.warn({ retryInMs: this.deps.settings.takenOverRetryMs }, reason);
     this.offline();
-    this.shortLived = 0;
     this.setStatus({ state: 'takenOver', reason });
     this.schedule(this.deps.settings.takenOverRetryMs, () => void this.connect());
   }

@@ -159,19 +159,32 @@ export class CloudRuntime implements CommandExecutor {
   }
 
   /**
-   * A refresh is the car's latest from its maker: nobody can make a car report now (BMW streams what
-   * the car sends, Volvo answers its last report). A car whose session does not read (a new login
-   * due, the stream another client's, the stream lost, the quota used up) is unreachable.
+   * A refresh is the car's latest from its maker. Where the maker answers a read at any time (Volvo's
+   * API), it is read now, within the application's call quota; a spent quota, a new login due or a
+   * car the maker does not answer for is unreachable, with that reason. BMW's stream brings what the
+   * car sends and nobody can make a car report now: its refresh is the stream's latest, and a car
+   * whose stream does not read (a new login due, the stream another client's, the stream lost) is
+   * unreachable.
    */
-  refresh(device: DeviceRecord): Promise<DeviceRecord> {
+  async refresh(device: DeviceRecord): Promise<DeviceRecord> {
+    const session = this.session(device.id);
+    if (session?.readNow) {
+      try {
+        await session.readNow(device.id);
+      } catch (err) {
+        throw new DeviceUnreachableError(device.id, (err as Error).message);
+      }
+      this.writer.flush();
+      return this.deps.store.devices.get(device.id) ?? device;
+    }
     const status = this.status(device.id);
     // 'connecting' is also the hourly renewal of BMW's stream: the car is read as before.
     if (status?.state !== 'streaming' && !(status?.state === 'connecting' && device.isOnline)) {
       const why = status && 'reason' in status ? status.reason : 'the maker\'s cloud has not been reached yet';
-      return Promise.reject(new DeviceUnreachableError(device.id, why));
+      throw new DeviceUnreachableError(device.id, why);
     }
     this.writer.flush();
-    return Promise.resolve(this.deps.store.devices.get(device.id) ?? device);
+    return this.deps.store.devices.get(device.id) ?? device;
   }
 
   supportedCommands(): readonly never[] {

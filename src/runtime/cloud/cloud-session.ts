@@ -30,6 +30,12 @@ export interface CloudAccountSession {
   /** The binding the session holds for a car (with the refresh token it last stored), if it reads the car. */
   bindingOf(id: string): DriverBinding | undefined;
   status(id: string): CloudStatus | undefined;
+  /**
+   * Reads one car from its maker now, where the maker's way allows it (Volvo's API answers a read at
+   * any time; BMW's stream brings only what the car sends, so BMW's session has none). Throws the
+   * reason, in words, when the car cannot be read now (the quota spent, a new login due).
+   */
+  readNow?(id: string): Promise<void>;
   start(): void;
   stop(): Promise<void>;
 }

@@ -35,7 +35,8 @@ export interface CloudDefinition {
   vendors: readonly VehicleVendor[];
   /**
    * Keys in order of preference: where two keys fill one field (a primary key and its fallback), the
-   * first one the car has sent wins.
+   * first one the car has sent a usable value of wins. A key may come twice, with different words
+   * (a last resort after the fallback: BMW's "no charging process").
    */
   keys: readonly CloudKey[];
 }
@@ -75,7 +76,8 @@ export function readCloudValue(raw: unknown, rule: CloudValueRule, unit?: string
 
 /**
  * The hub's fields from the values the car has sent so far (key → its latest value): per field the
- * first key in the definition's order that has a usable value.
+ * first key in the definition's order that has a usable value; an unplugged car's chargingState is
+ * UNPLUGGED.
  */
 export function vehicleFields(definition: CloudDefinition, latest: ReadonlyMap<string, unknown>, units?: ReadonlyMap<string, string>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -84,6 +86,9 @@ export function vehicleFields(definition: CloudDefinition, latest: ReadonlyMap<s
     const value = readCloudValue(latest.get(key), rule, units?.get(key));
     if (value !== undefined) out[rule.field] = value;
   }
+  // A car that says it is unplugged is UNPLUGGED, whatever its charging word ("not charging", "idle"):
+  // the origin's chargingState has a value for it, and both makers' words leave the plug to other keys.
+  if (out['isPlugged'] === false) out['chargingState'] = 'UNPLUGGED';
   return out;
 }
 

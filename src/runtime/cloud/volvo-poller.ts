@@ -59,6 +59,8 @@ export class VolvoPoller implements CloudAccountSession {
   private again = false;
   /** Set while the whole account waits: a new login due, or the quota used up. */
   private halted: 'loginDue' | 'waitingForQuota' | undefined;
+  /** Live reads under way for refreshes, per car: refreshes that come meanwhile share the one read. */
+  private readonly reading = new Map<string, Promise<void>>();
   private readonly mapped: string[];
 
   constructor(private readonly deps: VolvoPollerDeps) {
@@ -121,6 +123,52 @@ export class VolvoPoller implements CloudAccountSession {
     this.running = false;
     clearTimeout(this.timer);
     for (const id of this.cars.keys()) this.setStatus(id, { state: 'stopped' });
+  }
+
+  /**
+   * A refresh's live read of one car: one state call (and the odometer when due), from the same
+   * 10,000 calls a day as the polls (about 800 a day for a car polled every 2 minutes, so a partner's
+   * refreshes have the rest). A spent quota is Volvo's 403, which halts the account's reads as a
+   * poll's does; it, a new login due, or a car Volvo does not answer for is thrown as the reason.
+   */
+  readNow(id: string): Promise<void> {
+    const running = this.reading.get(id);
+    if (running) return running;
+    const read = this.readOne(id).finally(() => this.reading.delete(id));
+    this.reading.set(id, read);
+    return read;
+  }
+
+  private async readOne(id: string): Promise<void> {
+    const car = this.cars.get(id);
+    const device = this.login.car(id);
+    if (!car || !device || this.stopped) throw new Error('the car is not read by this hub now');
+    if (this.halted) throw new Error(this.haltedReason());
+    let tokens: VolvoTokens;
+    try {
+      tokens = await this.login.fresh();
+    } catch (err) {
+      if (err instanceof VolvoLoginRefused && !this.stopped) this.loginDue(err.message);
+      throw err;
+    }
+    try {
+      await this.readCar(device, car, tokens);
+    } catch (err) {
+      if (this.stopped) throw err;
+      if (err instanceof VolvoQuotaExhausted) {
+        this.waitForQuota(err);
+        throw new Error(this.haltedReason());
+      }
+      // A refused access token: the next read takes new tokens.
+      if (err instanceof VolvoLoginRefused) this.login.drop();
+      throw err;
+    }
+  }
+
+  /** Why the account is not read, as its cars' status says it. */
+  private haltedReason(): string {
+    const waiting = [...this.cars.values()].find((c) => c.status.state === this.halted)?.status;
+    return waiting && 'reason' in waiting ? waiting.reason : `the Volvo account is not read (${this.halted})`;
   }
 
   private pollNow(): void {
@@ -193,9 +241,8 @@ export class VolvoPoller implements CloudAccountSession {
       car.odometerDueAtMs = monotonicMs(this.deps.clock) + this.deps.settings.odometerEveryMs;
     }
     if (this.stopped || !this.cars.has(device.id)) return;
+    // IDLE is "not charging" (STOPPED); an unplugged car is UNPLUGGED (vehicleFields).
     const fields = vehicleFields(this.deps.definition, car.latest, car.units);
-    // IDLE is "not charging" (STOPPED); a car that says it is unplugged is UNPLUGGED, whatever its word.
-    if (fields['isPlugged'] === false) fields['chargingState'] = 'UNPLUGGED';
     this.deps.report(device.id, fields, this.mapped);
     this.setStatus(device.id, { state: 'streaming' });
   }

@@ -18,6 +18,7 @@ import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
 import { CardataAuthSim, cardataMessage } from '../../../src/sim/cloud/cardata-auth-sim.ts';
 import { vehicleDetail } from '../../../src/runtime/present.ts';
 import { startBroker, type TestBroker } from '../../support/broker.ts';
+import { startTakeoverBroker, type TakeoverBroker } from '../../support/takeover-broker.ts';
 import { makeCertificates } from '../../support/tls.ts';
 import { skippedWithout } from '../../support/peers.ts';
 import { until } from '../support.ts';
@@ -30,6 +31,8 @@ const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a01';
 interface Setup {
   sim: CardataAuthSim;
   broker: TestBroker;
+  /** The broker that says "Session taken over", where the setup asked for it (the stream goes there). */
+  takeover?: TakeoverBroker;
   store: Store;
   runtime: CloudRuntime;
   statuses: EventEmitter;
@@ -37,7 +40,7 @@ interface Setup {
   endpoints: { bmwCardata: { authUrl: string; apiUrl: string; streamUrl: string; ca: string } };
 }
 
-async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSeconds?: number; renewBeforeMs?: number; withoutLogin?: boolean } = {}): Promise<Setup> {
+async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSeconds?: number; renewBeforeMs?: number; withoutLogin?: boolean; takeover?: boolean } = {}): Promise<Setup> {
   const certs = makeCertificates(mkdtempSync(join(tmpdir(), 'hub-cardata-')));
   const ca = readFileSync(certs.caFile, 'utf8');
   const sim = new CardataAuthSim({ clientId: CLIENT_ID, gcid: GCID, idTokens: options.idTokens ?? ['id-token-1'], expiresInSeconds: options.expiresInSeconds });
@@ -46,13 +49,15 @@ async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSe
   // BMW's broker takes the GCID with the current id token; the test's takes the last one the sim hands out.
   const broker = await startBroker({ tls: certs, users: { [GCID]: (options.idTokens ?? ['id-token-1']).at(-1)!, bystander: 'other' } });
   t.after(() => broker.stop());
+  const takeover = options.takeover ? await startTakeoverBroker(certs) : undefined;
+  if (takeover) t.after(() => takeover.stop());
   const store = Store.open(':memory:');
   const prepared = prepareImport([{
     kind: 'vehicle', id: CAR, userId: 'u1', isOnline: false, staticData: { vendor: 'BMW', name: 'i4' },
     driver: { type: 'bmw-cardata', clientId: CLIENT_ID, vin: VIN, gcid: GCID, ...(options.withoutLogin ? {} : { refreshToken: sim.validRefreshToken }) },
   }], Date.now(), () => undefined);
   store.importDevices(prepared.devices, prepared.images, Date.now());
-  const endpoints = { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${broker.port}`, ca } };
+  const endpoints = { bmwCardata: { authUrl: `https://localhost:${sim.port}`, apiUrl: `https://localhost:${sim.port}`, streamUrl: `mqtts://localhost:${takeover?.port ?? broker.port}`, ca } };
   const runtime = new CloudRuntime({
     store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(), endpoints,
     settings: { flushMs: 20, stream: { renewBeforeMs: options.renewBeforeMs ?? 60_000, backoff: { initialMs: 50, maxMs: 200 } } },
@@ -63,7 +68,7 @@ async function setup(t: TestContext, options: { idTokens?: string[]; expiresInSe
     await runtime.stop();
     store.close();
   });
-  return { sim, broker, store, runtime, statuses, ca, endpoints };
+  return { sim, broker, takeover, store, runtime, statuses, ca, endpoints };
 }
 
 const state = (want: StreamStatus['state']) => (status: StreamStatus) => status.state === want;
@@ -114,6 +119,16 @@ test('the stream\'s string values become the car\'s charge state and odometer; t
   }));
   const later = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['chargingState'] === 'FINISHED');
   assert.equal((later['chargeState'] as Record<string, unknown>)['stateOfCharge'], 47);
+  // Unplugged: BMW says NOCHARGING ("no charging process") and the port DISCONNECTED: the origin's UNPLUGGED.
+  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, {
+    'vehicle.drivetrain.electricEngine.charging.status': 'NOCHARGING', 'vehicle.body.chargingPort.status': 'DISCONNECTED',
+  }));
+  const unplugged = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['isPlugged'] === false);
+  assert.equal((unplugged['chargeState'] as Record<string, unknown>)['chargingState'], 'UNPLUGGED');
+  // Plugged in again and not charging yet: STOPPED.
+  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, { 'vehicle.body.chargingPort.status': 'CONNECTED' }));
+  const plugged = await stateOf(store, runtime, (d) => (d['chargeState'] as Record<string, unknown>)['isPlugged'] === true);
+  assert.equal((plugged['chargeState'] as Record<string, unknown>)['chargingState'], 'STOPPED');
   assert.equal(runtime.supportedCommands().length, 0);
 });
 
@@ -161,26 +176,41 @@ test('a lost stream connection is made again', async (t) => {
   await until(statuses, 'status', state('streaming'));
 });
 
-test('a stream taken over by another client of the same account is left to it, and the owner is told why', async (t) => {
-  if (skippedWithout(t, 'mosquitto')) return;
-  const { broker, store, runtime, statuses, ca } = await setup(t);
+test('a stream the broker says was taken over (DISCONNECT 0x8E) is left to the other client, and the owner is told why', async (t) => {
+  const { takeover, store, runtime, statuses } = await setup(t, { takeover: true });
   runtime.start();
   await until(statuses, 'status', state('streaming'));
-  // An evcc on the same BMW account: same GCID, same client id.
+  assert.equal(takeover!.connects, 1);
+  // An evcc on the same BMW account connected with the GCID: the broker tells the hub so.
   const takenOver = until<StreamStatus>(statuses, 'status', state('takenOver'));
-  const other = await mqtt.connectAsync(`mqtts://localhost:${broker.port}`, { username: GCID, password: 'id-token-1', ca, clientId: GCID, protocolVersion: 5 });
-  t.after(() => other.endAsync(true));
+  takeover!.takeOver();
   const status = await takenOver;
   assert.match((status as { reason: string }).reason, /another client .* took over the CarData stream/);
   runtime.writer.flush();
   assert.equal(store.devices.get(CAR)!.isOnline, false);
-  // The other client keeps the stream: it still gets what is published for the car.
-  await other.subscribeAsync(`${GCID}/${VIN}`);
-  const got = new Promise<string>((resolve) => other.once('message', (_topic, payload) => resolve(payload.toString())));
-  await publishAsCar(broker, ca, cardataMessage(GCID, VIN, { 'vehicle.drivetrain.batteryManagement.header': '50' }));
-  assert.match(await got, /"value":"50"/);
-  assert.equal(other.connected, true);
+  // Left to the other client: no new connection within many back-off steps (50-200 ms each).
+  await assert.rejects(until(statuses, 'status', state('connecting'), 1500), { name: 'AbortError' });
+  assert.equal(takeover!.connects, 1);
   assert.equal(runtime.status(CAR)!.state, 'takenOver');
+});
+
+test('a connection lost without a word, even right after the hub\'s own token renewal, is taken back, never taken for a takeover', async (t) => {
+  if (skippedWithout(t, 'mosquitto')) return;
+  // Tokens that last 3 s, renewed 2.7 s before: every connection is a fresh one, made by a renewal.
+  const { sim, broker, runtime, statuses } = await setup(t, { expiresInSeconds: 3, renewBeforeMs: 2700 });
+  const seen: StreamStatus[] = [];
+  statuses.on('status', (status: StreamStatus) => seen.push(status));
+  runtime.start();
+  // Two hiccups of the broker (mosquitto closes without a DISCONNECT), each right after a renewal.
+  for (let hiccup = 0; hiccup < 2; hiccup++) {
+    const renewals = sim.refreshes;
+    await until<StreamStatus>(statuses, 'status', (s) => s.state === 'streaming' && sim.refreshes > renewals);
+    const lost = until<StreamStatus>(statuses, 'status', state('retrying'));
+    await broker.restart();
+    assert.match(((await lost) as { reason: string }).reason, /lost/);
+  }
+  await until(statuses, 'status', state('streaming'));
+  assert.deepEqual(seen.filter((s) => s.state === 'takenOver'), []);
 });
 
 test('one REST snapshot at start fills the car before its first stream message; the container is made once and its id kept', async (t) => {

@@ -21,7 +21,7 @@ const CAR = '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1a02';
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../../fixtures/volvo/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
 const CLIENT = { clientId: 'volvo-app', clientSecret: 'volvo-secret', vccApiKey: 'vcc-key-1' };
 
-async function setup(t: TestContext, energyState = fixture('xc40-energy-state.json'), expiresInSeconds?: number, withLogin = true) {
+async function setup(t: TestContext, energyState = fixture('xc40-energy-state.json'), expiresInSeconds?: number, withLogin = true, stateEveryMs = 100) {
   const { sim, url, ca } = await volvoService(t, { ...CLIENT, vin: VIN, energyState, odometer: fixture('odometer.json'), expiresInSeconds });
   const store = Store.open(':memory:');
   const prepared = prepareImport([{
@@ -32,7 +32,7 @@ async function setup(t: TestContext, energyState = fixture('xc40-energy-state.js
   const runtime = new CloudRuntime({
     store, definitions: builtInCloudDrivers(), clock: systemClock, log: silentLogger(),
     endpoints: { volvo: { authUrl: url, apiUrl: url, ca } },
-    settings: { flushMs: 20, volvo: { stateEveryMs: 100, odometerEveryMs: 60_000, backoff: { initialMs: 50, maxMs: 200 } } },
+    settings: { flushMs: 20, volvo: { stateEveryMs, odometerEveryMs: 60_000, backoff: { initialMs: 50, maxMs: 200 } } },
   });
   const statuses = new EventEmitter();
   runtime.onStatus = (_id, status) => statuses.emit('status', status);
@@ -81,6 +81,38 @@ test('Volvo: an exhausted quota (403 "Out of call volume quota") waits until it 
   assert.equal(sim.refreshes, 1);
   assert.equal(runtime.status(CAR)!.state, 'waitingForQuota');
   assert.equal(store.devices.get(CAR)!.driver!['refreshToken'], sim.validRefreshToken);
+});
+
+test('Volvo: a refresh reads the car now (one call of the application\'s quota), not the last poll\'s answer', async (t) => {
+  // Polled hourly here: whatever the refresh returns, it read itself.
+  const { sim, store, runtime, statuses } = await setup(t, fixture('xc40-energy-state.json'), undefined, true, 3_600_000);
+  runtime.start();
+  await until(statuses, 'status', state('streaming'));
+  const reads = sim.reads;
+  sim.energyState = { ...sim.energyState, batteryChargeLevel: { status: 'OK', value: 77, unit: 'percentage', updatedAt: '2026-11-27T10:00:00Z' } };
+  const fresh = await runtime.refresh(store.devices.get(CAR)!);
+  assert.equal((fresh.state as Record<string, unknown>)['stateOfCharge'], 77);
+  assert.equal(sim.reads, reads + 1, 'one state call');
+  assert.equal(detailOf(store, runtime)['chargeState'].stateOfCharge, 77);
+  // Refreshes that come together share one read.
+  await Promise.all([runtime.refresh(store.devices.get(CAR)!), runtime.refresh(store.devices.get(CAR)!)]);
+  assert.equal(sim.reads, reads + 2);
+});
+
+test('Volvo: a refresh when the day\'s quota is spent says so (503 with the reason), and the next one waits without a call', async (t) => {
+  const { sim, store, runtime, statuses } = await setup(t, fixture('xc40-energy-state.json'), undefined, true, 3_600_000);
+  runtime.start();
+  await until(statuses, 'status', state('streaming'));
+  sim.quotaReplenishedIn = '01:00:00';
+  await assert.rejects(runtime.refresh(store.devices.get(CAR)!), (err: Error) => {
+    assert.equal(err.name, 'DeviceUnreachableError');
+    assert.match(err.message, /daily call quota is used up; reading resumes in 60 min/);
+    return true;
+  });
+  assert.equal(runtime.status(CAR)!.state, 'waitingForQuota');
+  const reads = sim.reads;
+  await assert.rejects(runtime.refresh(store.devices.get(CAR)!), /quota is used up/);
+  assert.equal(sim.reads, reads, 'no call while the quota is spent');
 });
 
 test('Volvo: tokens are refreshed when the access token runs out, and the rotated refresh token is stored each time', async (t) => {
