@@ -10,6 +10,6 @@ import m008 from './008-household-series.ts';
 import m009 from './009-connect-session-vin.ts';
 import m010 from './010-key-scope.ts';
 import m011 from './011-meter-hour-clock-step.ts';
-import m013 from './013-device-images.ts';
+import m012 from './012-device-images.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m013];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];
