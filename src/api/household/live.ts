@@ -2,7 +2,7 @@
 // the live stream. Both need the key in the X-API-KEY header, as the API does: the page reads the
 // stream with fetch (not EventSource, which cannot send a header), so the key never travels in a URL
 // that could land in a log.
-import type { DeviceRecord } from '../../domain/device.ts';
+import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
 import { describeBinding } from '../../domain/binding-identity.ts';
 import type { HubEvent, HubEvents } from '../../runtime/events/hub-events.ts';
 import type { HouseholdFlows } from '../../runtime/household-flows.ts';
@@ -13,6 +13,8 @@ import type { Store } from '../../store/store.ts';
 export interface HouseholdSource {
   events: HubEvents;
   flowsOf(userId: string): HouseholdFlows;
+  /** When this hub last had an answer from the device (DeviceSightings); undefined when none since it started. */
+  seenAtOf?(deviceId: string): number | undefined;
 }
 
 /** The most recent commands shown per device. */
@@ -26,8 +28,11 @@ const KEEPALIVE_MS = 25_000;
 export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonOf = () => undefined): Record<string, unknown> {
   const reason = device.isOnline ? undefined : reasonOf(device);
   const commands = store.commands.ofDeviceId(device.id, 'ALL').slice(-RECENT_COMMANDS).reverse().map(command);
+  // A car bound to the charger it charges at: the page shows the two together.
+  const chargerId = device.driver?.type === CHARGER_BINDING ? device.driver['chargerId'] : undefined;
   return {
     kind: device.kind,
+    ...(typeof chargerId === 'string' ? { chargerId } : {}),
     binding: device.driver ? describeBinding(device.driver) : null,
     detail: JSON.parse(detailJson(device)) as unknown,
     commands,
@@ -35,8 +40,12 @@ export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonO
   };
 }
 
-/** Why an offline device is offline, when its driver says (Runtime.offlineReason). */
-export type ReasonOf = (device: DeviceRecord) => string | undefined;
+/**
+ * Why an offline device is offline, as the page words it: its driver's own words (Runtime.offlineReason),
+ * no driver at all, or no answer (since a time only when this hub saw one: DeviceSightings).
+ */
+export type PageReason = { code: 'driver'; text: string } | { code: 'noDriver' } | { code: 'noAnswer'; since?: string };
+export type ReasonOf = (device: DeviceRecord) => PageReason | undefined;
 
 /** Every device of the user, grouped as the page shows them (by kind, then name). */
 export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): Record<string, unknown>[] {
