@@ -33,23 +33,34 @@ export interface PageFigure {
   meanUs: number;
 }
 
-export async function benchHouseholdPage(): Promise<PageFigure[]> {
+/**
+ * The demo household with a full 48 hours of points (576), as the curves read them at the end of the
+ * second day, and its tariff's hourly prices over those hours and the next day.
+ */
+function demoHub(publicUrl: string) {
   const store = Store.open(':memory:');
   const now = Date.now();
   const key = store.apiKeys.create('bench', now).key;
   const prepared = prepareImport(demoRecords(now), now, (id) => store.devices.get(id)?.kind, () => undefined);
   store.importDevices(prepared.devices, prepared.images, now, prepared.ocppCredentials);
-  // A full 48 hours of points (576), as the curves read them at the end of the second day.
   for (let i = 576; i >= 1; i--) {
     store.householdSeries.add('demo-household', { startMs: now - i * 300_000, pvKw: 4.123, homeKw: 1.234, gridKw: -2.345, batteryKw: 0.5, batterySoc: 55.5, price: 0.2874 });
   }
+  const tariff = store.devices.all().find((d) => d.kind === 'tariff')!;
+  const hour = Math.floor(now / 3_600_000) * 3_600_000;
+  for (let h = -48; h <= 24; h++) store.tariffLedger.recordPrice(tariff.id, hour + h * 3_600_000, 0.2 + 0.01 * (h % 7 + 7), 0);
   const events = new HubEvents();
   const series = new HouseholdSeries({ store, events, clock: { now: () => Date.now() }, log: silentLogger() });
   series.start();
   const { app } = createApp({
     store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime, bindingDefaults: builtInBindingDefaults(),
-    settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
+    settings: { ...DEFAULT_API_SETTINGS, publicUrl }, household: { events, flowsOf: (u) => series.flowsOf(u) },
   });
+  return { app, key, stop: () => { series.stop(); store.close(); } };
+}
+
+export async function benchHouseholdPage(): Promise<PageFigure[]> {
+  const { app, key, stop } = demoHub('http://hub.test');
   const figures: PageFigure[] = [];
   for (const path of ['/home', '/home/app.js', '/home/devices', '/home/today?user=demo-household', '/v1.0.0/users/demo-household/household/series']) {
     const headers = { 'x-api-key': key, 'accept-language': 'de' };
@@ -59,8 +70,7 @@ export async function benchHouseholdPage(): Promise<PageFigure[]> {
     for (let i = 0; i < ROUNDS; i++) await (await app.request(path, { headers })).arrayBuffer();
     figures.push({ path, bytes, meanUs: Math.round(((performance.now() - start) / ROUNDS) * 1000) });
   }
-  series.stop();
-  store.close();
+  stop();
   return figures;
 }
 
@@ -74,21 +84,7 @@ export interface PaintFigure {
 /** The page in Chromium, the key already in the tab (as after a reload): median of `rounds` loads. */
 export async function benchFirstPaint(rounds = 7): Promise<PaintFigure[]> {
   if (!existsSync(CHROMIUM)) return [];
-  const store = Store.open(':memory:');
-  const now = Date.now();
-  const key = store.apiKeys.create('bench', now).key;
-  const prepared = prepareImport(demoRecords(now), now, (id) => store.devices.get(id)?.kind, () => undefined);
-  store.importDevices(prepared.devices, prepared.images, now, prepared.ocppCredentials);
-  for (let i = 576; i >= 1; i--) {
-    store.householdSeries.add('demo-household', { startMs: now - i * 300_000, pvKw: 4.123, homeKw: 1.234, gridKw: -2.345, batteryKw: 0.5, batterySoc: 55.5, price: 0.2874 });
-  }
-  const events = new HubEvents();
-  const series = new HouseholdSeries({ store, events, clock: { now: () => Date.now() }, log: silentLogger() });
-  series.start();
-  const { app } = createApp({
-    store, log: silentLogger(), clock: { now: () => Date.now() }, vendors: new VendorCatalog(), runtime: storedStateRuntime, bindingDefaults: builtInBindingDefaults(),
-    settings: { ...DEFAULT_API_SETTINGS, publicUrl: 'http://127.0.0.1' }, household: { events, flowsOf: (u) => series.flowsOf(u) },
-  });
+  const { app, key, stop } = demoHub('http://127.0.0.1');
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
   if (!server.listening) await once(server, 'listening');
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/home`;
@@ -123,8 +119,7 @@ export async function benchFirstPaint(rounds = 7): Promise<PaintFigure[]> {
     await browser.close();
     server.closeAllConnections();
     await new Promise<void>((done) => server.close(() => done()));
-    series.stop();
-    store.close();
+    stop();
   }
   return figures;
 }
