@@ -2,7 +2,7 @@
 // the live stream. Both need the key in the X-API-KEY header, as the API does: the page reads the
 // stream with fetch (not EventSource, which cannot send a header), so the key never travels in a URL
 // that could land in a log.
-import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
 import { describeBinding } from '../../domain/binding-identity.ts';
 import type { HubEvent, HubEvents } from '../../runtime/events/hub-events.ts';
 import type { HouseholdFlows } from '../../runtime/household-flows.ts';
@@ -28,8 +28,8 @@ const KEEPALIVE_MS = 25_000;
 export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonOf = () => undefined): Record<string, unknown> {
   const reason = device.isOnline ? undefined : reasonOf(device);
   const commands = store.commands.ofDeviceId(device.id, 'ALL').slice(-RECENT_COMMANDS).reverse().map(command);
-  // A car bound to the charger it charges at: the page shows the two together.
-  const chargerId = device.driver?.type === CHARGER_BINDING ? device.driver['chargerId'] : undefined;
+  // A car bound to the charger it charges at (through it alone, or besides its own driver): the page shows the two together.
+  const chargerId = device.kind === 'vehicle' ? device.driver?.['chargerId'] : undefined;
   return {
     kind: device.kind,
     ...(typeof chargerId === 'string' ? { chargerId } : {}),

@@ -40,6 +40,8 @@ export interface HomeWords {
   cheapestAhead: string;
   energyToday: Record<'pv' | 'gridImport' | 'gridExport' | 'batteryCharge' | 'batteryDischarge' | 'home', string>;
   selfSufficiency: string;
+  /** Today without a 5-minute point yet (a fresh hub, just after midnight). */
+  todayEmpty: string;
   devices: string;
   curves: string;
   curvesEmpty: string;
@@ -82,7 +84,7 @@ const en: HomeWords = {
   producing: 'producing', notProducing: 'not producing', using: 'using',
   today: 'Today', costToday: 'Cost so far', costBasis: 'bought from the grid', priceNow: 'Price now', noPrice: 'No price known yet', cheapestAhead: 'Cheapest ahead',
   energyToday: { pv: 'From solar', gridImport: 'Bought from the grid', gridExport: 'Sold to the grid', batteryCharge: 'Into the battery', batteryDischarge: 'Out of the battery', home: 'Used by the house' },
-  selfSufficiency: 'Self-sufficiency', devices: 'Devices', curves: 'Last 48 hours',
+  selfSufficiency: 'Self-sufficiency', todayEmpty: 'The day\'s energy appears once the first 5 minutes are over.', devices: 'Devices', curves: 'Last 48 hours',
   curvesEmpty: 'No points yet: they appear as the hub hears from the devices.', online: 'online', offline: 'offline', lastUpdate: 'Last update', details: 'Technical details', values: 'Values',
   binding: 'Reached at', commands: 'Commands', noCommands: 'none', streamLost: 'Live updates interrupted; reconnecting…',
   noDriver: 'No driver of this hub reaches this device.', noAnswer: 'No answer from this device.', noAnswerSince: 'No answer since', problem: 'Problem',
@@ -105,7 +107,7 @@ const de: HomeWords = {
   producing: 'erzeugt', notProducing: 'erzeugt nichts', using: 'verbraucht',
   today: 'Heute', costToday: 'Kosten bisher', costBasis: 'aus dem Netz bezogen', priceNow: 'Preis jetzt', noPrice: 'Noch kein Preis bekannt', cheapestAhead: 'Am günstigsten',
   energyToday: { pv: 'Von der Solaranlage', gridImport: 'Aus dem Netz', gridExport: 'Ins Netz eingespeist', batteryCharge: 'In die Batterie', batteryDischarge: 'Aus der Batterie', home: 'Verbrauch im Haus' },
-  selfSufficiency: 'Autarkie', devices: 'Geräte', curves: 'Letzte 48 Stunden',
+  selfSufficiency: 'Autarkie', todayEmpty: 'Die Energie des Tages erscheint nach den ersten 5 Minuten.', devices: 'Geräte', curves: 'Letzte 48 Stunden',
   curvesEmpty: 'Noch keine Punkte: sie erscheinen, sobald der Hub von den Geräten hört.', online: 'online', offline: 'offline', lastUpdate: 'Letzte Meldung', details: 'Technische Details', values: 'Werte',
   binding: 'Erreichbar unter', commands: 'Befehle', noCommands: 'keine', streamLost: 'Live-Daten unterbrochen; neue Verbindung…',
   noDriver: 'Kein Treiber dieses Hubs erreicht dieses Gerät.', noAnswer: 'Keine Antwort von diesem Gerät.', noAnswerSince: 'Keine Antwort seit', problem: 'Problem',
@@ -128,7 +130,7 @@ const fr: HomeWords = {
   producing: 'produit', notProducing: 'ne produit pas', using: 'consomme',
   today: 'Aujourd’hui', costToday: 'Coût à cette heure', costBasis: 'soutirés du réseau', priceNow: 'Prix actuel', noPrice: 'Pas encore de prix connu', cheapestAhead: 'Les moins chères',
   energyToday: { pv: 'Du solaire', gridImport: 'Soutiré du réseau', gridExport: 'Injecté au réseau', batteryCharge: 'Dans la batterie', batteryDischarge: 'De la batterie', home: 'Consommé par la maison' },
-  selfSufficiency: 'Autonomie', devices: 'Appareils', curves: 'Dernières 48 heures',
+  selfSufficiency: 'Autonomie', todayEmpty: 'L’énergie du jour apparaît après les 5 premières minutes.', devices: 'Appareils', curves: 'Dernières 48 heures',
   curvesEmpty: 'Pas encore de points : ils apparaissent dès que le hub entend les appareils.', online: 'en ligne', offline: 'hors ligne', lastUpdate: 'Dernière mise à jour', details: 'Détails techniques', values: 'Valeurs',
   binding: 'Joint à', commands: 'Commandes', noCommands: 'aucune', streamLost: 'Données en direct interrompues ; reconnexion…',
   noDriver: 'Aucun pilote de ce hub n’atteint cet appareil.', noAnswer: 'Pas de réponse de cet appareil.', noAnswerSince: 'Pas de réponse depuis', problem: 'Problème',

@@ -33,7 +33,7 @@ ${node('pv', 180, 48, words.pv)}${node('grid', 48, 148, words.grid)}${node('home
 </svg></section>
 <section id="today" hidden><h2>${words.today}</h2><div class="money"><div><span class="muted">${words.costToday}</span><strong id="cost-today">–</strong><span id="cost-basis" class="muted"></span></div>
 <div><span class="muted">${words.priceNow}</span><strong id="price-now">–</strong><span id="cheapest" class="muted"></span></div></div>
-<dl id="energy-today"></dl></section>
+<dl id="energy-today"></dl><p id="today-empty" class="muted" hidden>${words.todayEmpty}</p></section>
 <section id="curves" hidden><h2>${words.curves}</h2><div id="curves-body"></div></section>
 <section id="devices" hidden><h2>${words.devices}</h2><div id="device-list"></div></section>
 </main></body></html>`;

@@ -25,7 +25,7 @@ export const DEVICES_SCRIPT = String.raw`
     } else if (d.kind === 'pvInverter') {
       if (typeof ps.solarPower === 'number') parts.push(ps.solarPower > 0.01 ? words.producing + ' ' + kw(ps.solarPower) : words.notProducing);
     } else if (d.kind === 'meter') {
-      if (typeof ps.power === 'number') parts.push(ps.power > 0.01 ? words.importing + ' ' + kw(ps.power) : ps.power < -0.01 ? words.exporting + ' ' + kw(-ps.power) : words.idle);
+      if (typeof ps.power === 'number') parts.push(ps.power > 0.01 ? words.importing + ' ' + kw(ps.power) : ps.power < -0.01 ? words.exporting + ' ' + kw(-ps.power) : kw(0));
     } else if (d.kind === 'charger' || d.kind === 'vehicle') {
       if (typeof cs.isPlugged === 'boolean' && cs.chargingState !== 'UNPLUGGED') parts.push(cs.isPlugged ? words.pluggedIn : words.notPlugged);
       if (cs.chargingState) parts.push(words.chargingStates[cs.chargingState] + (cs.chargingState === 'CHARGING' && cs.chargeRate > 0 ? ' ' + kw(cs.chargeRate) : ''));

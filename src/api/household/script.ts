@@ -79,6 +79,7 @@ const CORE = String.raw`
     }
     const dl = $('energy-today');
     dl.replaceChildren();
+    $('today-empty').hidden = Object.keys(t.energy).length > 0;
     for (const [field, label] of Object.entries(words.energyToday)) {
       const value = t.energy[field + 'Kwh'];
       if (value === undefined) continue;
@@ -156,7 +157,11 @@ ${DEVICES_SCRIPT}
     for (const [f, cls] of fields) {
       const known = points.filter((p) => typeof p[f] === 'number');
       const pts = known.map((p) => x(Date.parse(p.startDate)).toFixed(1) + ',' + y(p[f]).toFixed(1));
-      if (pts.length) svg.append(svgEl('polyline', { class: cls, points: pts.join(' '), 'data-field': f, 'data-last': known.at(-1)[f] }));
+      if (!pts.length) continue;
+      svg.append(svgEl('polyline', { class: cls, points: pts.join(' '), 'data-field': f, 'data-last': known.at(-1)[f] }));
+      // The latest value as a dot: it shows even while the line has a single point (a fresh hub).
+      const [lx, ly] = pts.at(-1).split(',');
+      svg.append(svgEl('circle', { class: cls + ' now', cx: lx, cy: ly, r: 3 }));
     }
     const label = (t, anchor, xx) => { const e = svgEl('text', { x: xx, y: H + 12, 'text-anchor': anchor }); e.textContent = t; return e; };
     svg.append(label(hhmm(t0), 'start', P), label(hhmm(t1), 'end', W - P), label(num(hi, fixed ? 0 : 1) + ' / ' + num(lo, fixed ? 0 : 1), 'middle', W / 2));

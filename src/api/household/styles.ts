@@ -48,7 +48,7 @@ export const HOME_CSS = [
   'input,select,button{font:inherit;padding:.45rem .6rem;border-radius:6px;border:1px solid var(--border);background:var(--card);color:var(--fg)}',
   'button{background:var(--accent);color:var(--card);border-color:var(--accent);font-weight:600;cursor:pointer}',
   '.error{color:var(--error);font-weight:600}.note{font-weight:600}[hidden]{display:none!important}',
-  '.curve polyline{fill:none;stroke-width:2}.curve .axis{stroke:var(--border);stroke-width:1}.curve text{fill:var(--muted);font-size:11px}',
+  '.curve circle.now{fill:currentColor;stroke:none}.curve polyline{fill:none;stroke-width:2}.curve .axis{stroke:var(--border);stroke-width:1}.curve text{fill:var(--muted);font-size:11px}',
   '.legend{display:flex;gap:1rem;flex-wrap:wrap;font-size:.85rem;margin:.25rem 0}.legend span::before{content:"";display:inline-block;width:.8rem;height:.25rem;margin-right:.3rem;vertical-align:middle;background:currentColor}',
   '.c-pv{color:var(--pv);stroke:var(--pv)}.c-home{color:var(--accent);stroke:var(--accent)}.c-grid{color:var(--grid);stroke:var(--grid)}.c-battery{color:var(--battery);stroke:var(--battery)}.c-price{color:var(--price);stroke:var(--price)}',
   ':focus-visible{outline:3px solid var(--accent);outline-offset:2px}',
