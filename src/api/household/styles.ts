@@ -32,7 +32,7 @@ export const HOME_CSS = [
   '.muted{color:var(--muted);font-size:.9rem}',
   'svg{width:100%;height:auto;display:block}',
   'svg.flows{max-height:16rem;margin:0 auto}',
-  '.flows text{fill:var(--fg);font-size:13px;text-anchor:middle}.flows .kw{font-size:15px;font-weight:700}.flows .sub{font-size:11px;fill:var(--muted)}',
+  '.flows text{fill:var(--fg);font-size:12px;text-anchor:middle}.flows .kw{font-size:15px;font-weight:700}.flows .sub{font-size:11px;fill:var(--muted)}',
   '.flows circle{fill:var(--card);stroke-width:3}.flows line{stroke-width:3;stroke:var(--border)}',
   '.flows line.on{stroke-dasharray:8 6;animation:flow 1s linear infinite}',
   '.flows line.on.reverse{animation-direction:reverse}',
