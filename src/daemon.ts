@@ -27,6 +27,7 @@ import { HubEvents } from './runtime/events/hub-events.ts';
 import { DeviceWatcher } from './runtime/events/device-watcher.ts';
 import { TariffLedger } from './runtime/tariff-ledger.ts';
 import { HouseholdSeries } from './runtime/household-series.ts';
+import { DeviceSightings } from './runtime/device-sightings.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { HubSchedules } from './runtime/commands/hub-schedules.ts';
@@ -148,6 +149,8 @@ export class Daemon {
   private tariffLedger: TariffLedger | undefined;
   /** The household's 5-minute curves. */
   householdSeries: HouseholdSeries | undefined;
+  /** When the hub last heard from each device (the household page's "no answer since"). */
+  private sightings: DeviceSightings | undefined;
   private publisher: EventPublisher | undefined;
   /** Home Assistant's MQTT discovery (homeAssistant.enabled), or the cleaner that takes it back. */
   homeAssistant: HomeAssistantBridge | undefined;
@@ -362,6 +365,9 @@ export class Daemon {
     this.watcher = new DeviceWatcher(store, this.events, clock);
     this.tariffLedger = new TariffLedger(store, this.events, clockWatch, clock);
     this.householdSeries = new HouseholdSeries({ store, events: this.events, clock, log, clockWatch });
+    // Listening from before the drivers start, so that their first answers are seen.
+    this.sightings = new DeviceSightings(this.events);
+    this.sightings.start();
     if (config.homeAssistant.enabled && !this.broker) log.warn('homeAssistant is enabled but no MQTT broker is configured (mqtt.url): nothing is published');
     if (this.broker) {
       const haLog = log.child({ part: 'home-assistant' });
@@ -398,10 +404,11 @@ export class Daemon {
     this.schedules.start();
 
     const series = this.householdSeries;
+    const sightings = this.sightings;
     const deps: ApiDeps = {
       store: this.store, log, clock, clockWatch, vendors: this.vendors, runtime: this.runtime, settings, authFailures,
       bindingDefaults: builtInBindingDefaults(),
-      household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId) },
+      household: { events: this.events, flowsOf: (userId) => series.flowsOf(userId), seenAtOf: (deviceId) => sightings.seenAtMs(deviceId) },
     };
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
@@ -479,6 +486,7 @@ export class Daemon {
     this.tariffLedger?.stop();
     // Before the last telemetry write below, which takes the 5 minutes under way with it.
     this.householdSeries?.stop();
+    this.sightings?.stop();
     this.health?.stop();
     this.clockWatch?.stop();
     for (const family of this.families) {

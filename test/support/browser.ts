@@ -27,8 +27,8 @@ export async function recordingPage(browser: Browser, t: TestContext, options: B
   page.setDefaultTimeout(BROWSER_WAIT_MS);
   const errors: string[] = [];
   page.on('console', (message) => {
-    // The browser's own favicon request is not the page's doing.
-    if (message.type() === 'error' && !message.location().url.endsWith('/favicon.ico')) errors.push(message.text());
+    // The hub serves /favicon.ico: a missing icon is an error like any other.
+    if (message.type() === 'error') errors.push(message.text());
   });
   return { page, errors };
 }

@@ -17,6 +17,8 @@ export interface HouseholdSource {
   flowsOf(userId: string): HouseholdFlows;
   /** The places for live streams and their limits; else the defaults (live-slots.ts). Tests and the bench pass their own to look at the streams. */
   slots?: LiveSlots;
+  /** When this hub last had an answer from the device (DeviceSightings); undefined when none since it started. */
+  seenAtOf?(deviceId: string): number | undefined;
 }
 
 /** The most recent commands shown per device. */
@@ -30,8 +32,11 @@ const KEEPALIVE_MS = 25_000;
 export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonOf = () => undefined): Record<string, unknown> {
   const reason = device.isOnline ? undefined : reasonOf(device);
   const commands = store.commands.ofDeviceId(device.id, 'ALL').slice(-RECENT_COMMANDS).reverse().map(command);
+  // A car bound to the charger it charges at (through it alone, or besides its own driver): the page shows the two together.
+  const chargerId = device.kind === 'vehicle' ? device.driver?.['chargerId'] : undefined;
   return {
     kind: device.kind,
+    ...(typeof chargerId === 'string' ? { chargerId } : {}),
     binding: device.driver ? describeBinding(device.driver) : null,
     detail: JSON.parse(detailJson(device)) as unknown,
     commands,
@@ -39,8 +44,12 @@ export function pageDevice(store: Store, device: DeviceRecord, reasonOf: ReasonO
   };
 }
 
-/** Why an offline device is offline, when its driver says (Runtime.offlineReason). */
-export type ReasonOf = (device: DeviceRecord) => string | undefined;
+/**
+ * Why an offline device is offline, as the page words it: its driver's own words (Runtime.offlineReason),
+ * no driver at all, or no answer (since a time only when this hub saw one: DeviceSightings).
+ */
+export type PageReason = { code: 'driver'; text: string } | { code: 'noDriver' } | { code: 'noAnswer'; since?: string };
+export type ReasonOf = (device: DeviceRecord) => PageReason | undefined;
 
 /** Every device of the user, grouped as the page shows them (by kind, then name). */
 export function pageDevices(store: Store, userId: string, reasonOf?: ReasonOf): Record<string, unknown>[] {

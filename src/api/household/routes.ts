@@ -4,16 +4,19 @@
 import type { ServerResponse } from 'node:http';
 import { Hono } from 'hono';
 import type { ApiDeps } from '../deps.ts';
-import type { DeviceRecord } from '../../domain/device.ts';
+import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
+import { formatTimestamp } from '../../domain/time.ts';
 import { apiKeyCheck, requestHeader } from '../auth.ts';
 import { ApiError } from '../errors.ts';
 import { pickLanguage, type Lang } from '../pairing/messages.ts';
 import { householdFlows } from '../../runtime/household-flows.ts';
+import { householdToday } from '../../runtime/household-today.ts';
 import { renderHomePage } from './page.ts';
 import { HOME_SCRIPT } from './script.ts';
 import { HOME_CSS_SOURCE } from './styles.ts';
-import { followHousehold, pageDevices } from './live.ts';
+import { followHousehold, pageDevices, type PageReason } from './live.ts';
 import { LiveSlots } from './live-slots.ts';
+import { FAVICON_SVG } from './favicon.ts';
 
 const LANGS: readonly Lang[] = ['en', 'de', 'fr'];
 
@@ -30,7 +33,15 @@ const PAGE_HEADERS = {
 
 export function householdPageRoutes(deps: ApiDeps): Hono {
   const checkKey = apiKeyCheck(deps);
-  const reasonOf = (device: DeviceRecord) => deps.runtime.offlineReason?.(device);
+  // Never an invented reason: the driver's own words, else no driver at all, else silence since the
+  // last answer this hub saw (a stored lastUpdated may be imported: it is not a time the hub saw).
+  const reasonOf = (device: DeviceRecord): PageReason => {
+    const text = deps.runtime.offlineReason?.(device);
+    if (text) return { code: 'driver', text };
+    if (device.driver === null || device.driver.type === CHARGER_BINDING) return { code: 'noDriver' };
+    const seenMs = deps.household?.seenAtOf?.(device.id);
+    return seenMs === undefined ? { code: 'noAnswer' } : { code: 'noAnswer', since: formatTimestamp(seenMs) };
+  };
   const app = new Hono();
   // The page's bytes are the same for every request of a language and theme: made once.
   const pages = new Map<string, string>();
@@ -47,6 +58,9 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     return c.body(page, 200, PAGE_HEADERS);
   });
 
+  // The browser asks every page of the hub for its icon: a small SVG rather than a 404 in the console.
+  app.get('/favicon.ico', (c) => c.body(FAVICON_SVG, 200, { 'Content-Type': 'image/svg+xml', 'Cache-Control': 'max-age=86400' }));
+
   app.get('/home/app.js', (c) => c.body(HOME_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' }));
 
   /**
@@ -61,7 +75,17 @@ export function householdPageRoutes(deps: ApiDeps): Hono {
     const readOnly = key.readOnly;
     if (userId === undefined) return c.json({ users, userId: null, readOnly, devices: [], flows: {} }, 200, { 'Cache-Control': 'no-store' });
     const flows = deps.household?.flowsOf(userId) ?? householdFlows(deps.store.devices.all().filter((d) => d.userId === userId));
-    return c.json({ users, userId, readOnly, devices: pageDevices(deps.store, userId, reasonOf), flows }, 200, { 'Cache-Control': 'no-store' });
+    const today = householdToday(deps.store, userId, deps.clock.now());
+    return c.json({ users, userId, readOnly, devices: pageDevices(deps.store, userId, reasonOf), flows, today }, 200, { 'Cache-Control': 'no-store' });
+  });
+
+  /** The day so far (energy, cost, prices), which the page reads again when a new 5-minute point has closed. */
+  app.get('/home/today', (c) => {
+    const key = checkKey(c);
+    const userId = c.req.query('user') ?? key.userId ?? undefined;
+    if (!userId) throw new ApiError('BAD_REQUEST', 'user is required');
+    if (key.userId !== null && userId !== key.userId) throw new ApiError('NOT_FOUND', 'No such household for this key');
+    return c.json(householdToday(deps.store, userId, deps.clock.now()), 200, { 'Cache-Control': 'no-store' });
   });
 
   app.get('/home/live', (c) => {

@@ -114,8 +114,9 @@ test('Enphase: a token the gateway refuses shows the device offline with the rea
   assert.match(hub.daemon.http!.offlineReason(PV) ?? '', /refused the token \(401\)/);
   // The household page tells the same reason (docs/household-page.md).
   const page = await fetch(`${hub.daemon.url}/home/devices`, { headers: { 'x-api-key': HTTP_HUB_KEY } });
-  const listed = ((await page.json()) as { devices: { kind: string; reason?: string }[] }).devices.find((d) => d.kind === 'pvInverter');
-  assert.match(listed?.reason ?? '', /refused the token \(401\)/);
+  const listed = ((await page.json()) as { devices: { kind: string; reason?: { code: string; text?: string } }[] }).devices.find((d) => d.kind === 'pvInverter');
+  assert.equal(listed?.reason?.code, 'driver');
+  assert.match(listed?.reason?.text ?? '', /refused the token \(401\)/);
   const asked = sim.requests.length;
   // A refresh is a live read: 503 with the reason.
   const res = await hub.api(`/pv-inverters/${PV}/refresh`);
@@ -232,8 +233,8 @@ test('Enphase: a gateway imported without its token (an export leaves it out) is
   const why = `no token in its binding (an export leaves secrets out): give it with \`npm run hub -- devices secret ${PV} token\` (installed: \`sudo home-energy-hub devices secret ${PV} token\`)`;
   assert.equal(hub.daemon.http!.offlineReason(PV), why);
   const page = await fetch(`${hub.daemon.url}/home/devices`, { headers: { 'x-api-key': HTTP_HUB_KEY } });
-  const listed = ((await page.json()) as { devices: { kind: string; reason?: string }[] }).devices.find((d) => d.kind === 'pvInverter');
-  assert.equal(listed?.reason, why);
+  const listed = ((await page.json()) as { devices: { kind: string; reason?: { code: string; text?: string } }[] }).devices.find((d) => d.kind === 'pvInverter');
+  assert.deepEqual(listed?.reason, { code: 'driver', text: why });
   const res = await hub.api(`/pv-inverters/${PV}/refresh`);
   assert.equal(res.status, 503);
   assert.match(((await res.json()) as { message: string }).message, /no token in its binding .*hub devices secret/);
