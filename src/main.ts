@@ -148,6 +148,7 @@ async function main(): Promise<void> {
       `\nhome-energy-hub is running at ${daemon.url}\n` +
       `  API key (shown once):  ${demoKey}\n` +
       `  try:  curl -H 'X-API-KEY: ${demoKey}' ${daemon.url}/v1.0.0/batteries\n` +
+      `  the household page: ${daemon.url}/home (paste the key there)\n` +
       `  docs: ${daemon.url}/docs\n` +
       `  the demo's devices and their ids:  ${hubCommandFor(process.env)} devices list\n` +
       (quietDemo ? '  logs: warnings only (HUB_LOG_LEVEL=info npm start shows every event)\n' : '') +

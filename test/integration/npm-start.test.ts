@@ -72,6 +72,7 @@ test('a second npm start fails on the port without touching the running hub; SIG
   const key = await banner(first.child, first.output);
   const batteries = () => fetch(`http://127.0.0.1:${port}/v1.0.0/batteries`, { headers: { 'X-API-KEY': key } });
   assert.equal((await batteries()).status, 200);
+  assert.match(first.output(), new RegExp(`the household page: http://127\\.0\\.0\\.1:${port}/home`));
   // The banner's command reaches this hub's data directory, not an empty data/ of the checkout.
   const listCommand = /the demo's devices and their ids:\s+(.+)$/m.exec(first.output())?.[1] ?? '';
   assert.equal(listCommand, `HUB_DATA_DIR=${dataDir} npm run hub -- devices list`);
