@@ -118,6 +118,7 @@ for input in package.json package-lock.json README.md scripts/check-node.mjs tsc
   [ -f "$input" ] || missing+=("$input")
 done
 [ -d src ] || missing+=("src/")
+[ -d docs ] || missing+=("docs/")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "this checkout lacks ${missing[*]}: nothing was installed (git checkout -- . restores tracked files)" >&2
   exit 1
@@ -147,7 +148,8 @@ chmod 0755 "$INCOMING"
 echo "preparing release ${RELEASE} beside the running one…"
 # Not the checkout owner's files: under /opt they belong to whoever runs this (root), so that the
 # checkout's user cannot change code the service runs.
-cp -a --no-preserve=ownership dist package.json package-lock.json README.md systemd/check-release.mjs "$INCOMING/"
+# docs/ too: the unit's Documentation= and the README's links point into it.
+cp -a --no-preserve=ownership dist docs package.json package-lock.json README.md systemd/check-release.mjs "$INCOMING/"
 sed "s|^ExecStart=/usr/bin/node |ExecStart=${NODE} |" systemd/home-energy-hub.service > "${INCOMING}/home-energy-hub.service"
 hook copied
 (cd "$INCOMING" && $NPM_CI)

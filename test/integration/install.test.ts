@@ -91,6 +91,11 @@ test('install.sh lays out /opt (a release and current), /etc and the unit, and t
   assert.ok(existsSync(join(current, 'node_modules/better-sqlite3')), 'its own node_modules');
   assert.ok(!existsSync(join(current, 'node_modules/typescript')), 'no dev dependencies');
   assert.ok(!existsSync(join(prefix, 'dist')), 'nothing run from /opt/home-energy-hub itself');
+  // The unit's Documentation= and the README's links point into the release's docs/.
+  for (const doc of readFileSync(unitPath, 'utf8').match(/^Documentation=(.*)$/m)![1]!.split(' ')) {
+    assert.ok(existsSync(join(root, doc.replace('file://', ''))), `the unit's documentation ${doc} is installed`);
+  }
+  assert.ok(existsSync(join(current, 'docs/install.md')), 'docs installed');
   const unit = readFileSync(unitPath, 'utf8');
   assert.match(unit, new RegExp(`^ExecStart=${process.execPath.replace(/[.]/g, '\\.')} /opt/home-energy-hub/current/dist/src/main\\.js$`, 'm'));
   assert.match(unit, /^WorkingDirectory=\/opt\/home-energy-hub\/current$/m);
@@ -265,6 +270,7 @@ test('install.sh checks its inputs before it changes anything: a checkout withou
     cpSync(file, join(checkout, file));
   }
   cpSync('src', join(checkout, 'src'), { recursive: true });
+  cpSync('docs', join(checkout, 'docs'), { recursive: true });
   const run = promisify(execFile)('bash', [join(checkout, 'systemd/install.sh'), '--root', root]);
   await assert.rejects(run, (err: Error & { stderr: string }) => {
     assert.match(err.stderr, /this checkout lacks systemd\/hub\.example\.yaml: nothing was installed/);
