@@ -13,7 +13,7 @@ const kw = (values: Record<string, number>) => Object.values(values).reduce((a, 
 
 interface Page {
   flows: Record<string, number>;
-  devices: { kind: string; reason?: string; detail: { id: string; isOnline: boolean; staticData: { name: string }; climateState?: Record<string, unknown> } }[];
+  devices: { kind: string; reason?: { code: string; text?: string; since?: string }; detail: { id: string; isOnline: boolean; staticData: { name: string }; climateState?: Record<string, unknown> } }[];
 }
 
 test('demo: PV + grid = house + battery + car through the API, the house without the car, the Smart Meter is the grid meter, and the demo has a past', { timeout: 120_000 }, async (t) => {
@@ -71,6 +71,6 @@ test('demo: PV + grid = house + battery + car through the API, the house without
 
   const offline = (await home()).devices.filter((d) => !d.detail.isOnline);
   assert.deepEqual(offline.map((d) => d.detail.staticData.name).sort(), ['Commuter', 'Living room']);
-  for (const device of offline) assert.ok(device.reason && device.reason.length > 20, `${device.detail.staticData.name} says why: ${device.reason}`);
-  assert.match(offline.find((d) => d.detail.staticData.name === 'Commuter')!.reason!, /Volkswagen's cloud blocks .*charger/);
+  for (const device of offline) assert.ok(device.reason?.text && device.reason.text.length > 20, `${device.detail.staticData.name} says why: ${JSON.stringify(device.reason)}`);
+  assert.match(offline.find((d) => d.detail.staticData.name === 'Commuter')!.reason!.text!, /Volkswagen's cloud blocks .*charger/);
 });
