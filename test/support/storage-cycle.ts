@@ -86,3 +86,9 @@ export async function commandCounts(url: string, key: string): Promise<Record<st
   for (const match of text.matchAll(/^hub_commands\{state="(\w+)"\} (\d+)$/gm)) counts[match[1]!] = Number(match[2]);
   return counts;
 }
+
+/** The ids of a vehicle's commands the hub holds now (the demo's past has some before a test's own). */
+export async function vehicleCommandIds(url: string, key: string, userId: string, vehicleId: string): Promise<Set<string>> {
+  const res = await fetch(`${url}/v1.0.0/users/${userId}/vehicles/${vehicleId}/commands?state=ALL`, { headers: { 'x-api-key': key } });
+  return new Set(((await res.json()) as { id: string }[]).map((c) => c.id));
+}
