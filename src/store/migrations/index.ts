@@ -9,5 +9,7 @@ import m007 from './007-command-waiting.ts';
 import m008 from './008-household-series.ts';
 import m009 from './009-connect-session-vin.ts';
 import m010 from './010-key-scope.ts';
+// 011-013 are other branches' (merged in number order); this one is 014.
+import m014 from './014-connect-session-kind.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m014];
