@@ -13,6 +13,8 @@ import { EbusdVaillantSim } from '../../src/sim/mqtt/ebusd-vaillant-sim.ts';
 import { TariffTopicSim } from '../../src/sim/mqtt/tariff-topic-sim.ts';
 import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
 import { EnphaseSim } from '../../src/sim/http/enphase-sim.ts';
+import { PowerwallSim } from '../../src/sim/http/powerwall-sim.ts';
+import { HOME_POWER_VENDORS, HVAC_VENDORS, TARIFF_VENDORS } from '../../src/domain/vocabulary.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
 
@@ -71,6 +73,10 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.equal(device.hvacType, 'HEATING_CIRCUIT');
     assert.deepEqual(device.driver, { type: 'ebusd-vaillant-zone' });
     assert.equal((await fetch(url)).status, 410, 'single-use');
+    // A second press of the button (the page was slow) is sent where the first went.
+    assert.equal(outcome(await submit(url, { action: 'pair' })).get('hvacId'), hvacId);
+    // From now on the hub drives it: ebusd's next value reaches the device.
+    await hub.event((e) => e.type === 'update' && e.device.id === hvacId);
 
     const other = await session(hub, 'hvacs', 'VAILLANT', 'household-2');
     const taken = await submit(other, { action: 'pair', prefix: 'ebusd', circuit: '700', zone: '1' });
@@ -92,6 +98,8 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.equal(tariff.kind, 'tariff');
     assert.equal(tariff.vendor, 'TIBBER');
     assert.equal(tariff.driver?.['type'], 'tariff-topic');
+    const detail = (await (await hub.api(`/users/household-1/tariffs/${tariff.id}`)).json()) as { staticData: { currency?: string } };
+    assert.equal(detail.staticData.currency, 'EUR', 'the currency evcc publishes');
   });
 
   await t.test('a Daikin adapter over HTTP: hvacId, an AC', async () => {
@@ -131,6 +139,21 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.doesNotMatch(detail, new RegExp(ENPHASE_TOKEN), 'the API never shows it');
   });
 
+  await t.test('a Powerwall: a wrong password is refused and never shown again; the right one adds the battery', async () => {
+    const site = new SiteModel();
+    const sim = await started(t, new PowerwallSim(site, { email: 'owner@home.example', password: 'S3CR3' }), deviceCertificate(t, 'powerwall'));
+    const url = await session(hub, 'home-powers', 'TESLA', 'household-1');
+    const fields = { action: 'pair', host: '127.0.0.1', port: String(sim.port), email: 'owner@home.example' };
+    const refused = await submit(url, { ...fields, password: 'WRONG-PASSWORD' });
+    assert.equal(refused.status, 422);
+    const page = await refused.text();
+    assert.match(page, /refused the login/);
+    assert.doesNotMatch(page, /WRONG-PASSWORD/);
+    const added = outcome(await submit(url, { ...fields, password: 'S3CR3' }));
+    const battery = hub.device(added.get('batteryId')!)!;
+    assert.deepEqual([battery.kind, battery.vendor, battery.driver?.['password']], ['battery', 'TESLA', 'S3CR3']);
+  });
+
   await t.test('SunSpec over Modbus: the scan\'s devices to choose from, the chosen one added with its kind\'s id', async () => {
     const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
     const sim = await simOn(t, { 1: sunspecInverter(site), 200: sunspecMeter(site) });
@@ -153,6 +176,25 @@ test('the sessions\' API: cancel, an expired link, vendors this hub cannot reach
   const url = await session(hub, 'home-powers', 'SMA', 'household-1');
   assert.equal(outcome(await submit(url, { action: 'cancel' })).get('status'), 'CANCELLED');
   assert.equal((await fetch(url)).status, 410);
+
+  // An expired link says so, and its button goes back to the app with the reason.
+  const now = Date.now();
+  const token = hub.daemon.db.connectSessions.create({
+    userId: 'household-1', vendor: 'DAIKIN', kind: 'hvac', redirectUrl: REDIRECT, theme: null, language: 'GERMAN', createdAtMs: now - 60_000, expiresAtMs: now - 1,
+  });
+  const expired = await fetch(`${hub.daemon.url}/connect/${token}`);
+  assert.equal(expired.status, 410);
+  assert.match(await expired.text(), /status=FAILED&amp;error=SESSION_EXPIRED/);
+  assert.equal((await submit(`${hub.daemon.url}/connect/${token}`, { action: 'pair', host: '127.0.0.1' })).status, 410);
+
+  // Every vendor available-vendors lists opens a session; every other vendor of the kind is refused.
+  const available = (await (await hub.api('/connections/available-vendors')).json()) as Record<string, { id: string }[]>;
+  for (const [path, domain, catalog] of [['hvacs', 'hvac', HVAC_VENDORS], ['home-powers', 'homePower', HOME_POWER_VENDORS], ['tariffs', 'tariffs', TARIFF_VENDORS]] as const) {
+    for (const vendor of catalog) {
+      const res = await hub.api(`/connections/${path}`, { method: 'POST', json: { redirectUrl: REDIRECT, vendor, userId: 'household-1' } });
+      assert.equal(res.status, available[domain]!.some((v) => v.id === vendor) ? 201 : 400, `${path} ${vendor}`);
+    }
+  }
 
   // TESLA makes cars and Powerwalls: the session's kind decides which page.
   const powerwall = await (await fetch(await session(hub, 'home-powers', 'TESLA', 'household-1'))).text();
