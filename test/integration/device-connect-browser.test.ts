@@ -5,14 +5,11 @@
 // adapter, an Enphase and a Powerwall gateway over HTTP(S); SunSpec and Huawei units over Modbus TCP)
 // and the browser lands on the partner with the device's id. Every way in every language and theme
 // (the page's words and colours), without a console error (a CSP violation would be one).
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
 import { skipWithout } from '../support/peers.ts';
-import { launchChromium, recordingPage } from '../support/browser.ts';
+import { launchChromium, recordingPage, startPartner } from '../support/browser.ts';
 import { startMqttHub, type MqttHub } from '../support/mqtt-hub.ts';
 import { deviceCertificate, started } from '../support/http-hub.ts';
 import { simOn } from '../runtime/support.ts';
@@ -49,19 +46,6 @@ interface Way {
   /** The redirect's id parameter and the device's kind. */
   id: string;
   kind: string;
-}
-
-async function startPartner(t: TestContext): Promise<string> {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>partner</title><h1>Partner app</h1>');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 async function session(hub: MqttHub, way: Way, redirectUrl: string, query: string): Promise<string> {

@@ -8,7 +8,7 @@ import type { DriverBinding } from '../../domain/device.ts';
 import { BATTERY_VENDORS, type DeviceKind } from '../../domain/vocabulary.ts';
 import type { DeviceConnectDomain, DeviceProber, ProbeOutcome } from '../device-prober.ts';
 import { PairingProbeError, type PairingForm } from '../pairing-prober.ts';
-import { discoverHttp } from './http-discovery.ts';
+import { discoverHttp, type DiscoveredHttpDevice } from './http-discovery.ts';
 import { AuthRefusedError, HttpReader, HttpStatusError } from './http-reader.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 
@@ -64,10 +64,7 @@ export class HttpDeviceProber implements DeviceProber {
     // The API's battery has vendors of its own: an Envoy's IQ Batteries are not one.
     const kind = KIND_PREFERENCE.find((k) => definition.kinds[k] && device.kinds.includes(k) && (k !== 'battery' || (BATTERY_VENDORS as readonly string[]).includes(maker)));
     if (!kind) throw new PairingProbeError('NOT_A_CHARGER', 'the device offers no kind this page connects');
-    const binding: DriverBinding = { type: definition.type, host, port: device.port };
-    if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
-    for (const name of Object.keys(definition.settings)) if (fields[name] !== undefined) binding[name] = fields[name];
-    if (device.certificate) binding['tls'] = device.certificate;
+    const binding = discoveredBinding(device, host, fields);
     let state: Record<string, unknown>;
     let staticRead: Record<string, unknown> = {};
     try {
@@ -80,7 +77,7 @@ export class HttpDeviceProber implements DeviceProber {
       const refused = err instanceof AuthRefusedError || (err instanceof HttpStatusError && (err.status === 401 || err.status === 403));
       throw new PairingProbeError(refused ? 'REJECTED' : 'UNREACHABLE', (err as Error).message);
     }
-    const model = (device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title).slice(0, 200);
+    const model = discoveredModel(device);
     return {
       device: {
         kind, driver: binding, model, name: null, hvacType: kind === 'hvac' ? 'AC' : null,
@@ -88,4 +85,23 @@ export class HttpDeviceProber implements DeviceProber {
       },
     };
   }
+}
+
+/**
+ * The binding of a device found at `host` (this page's and `hub devices add`'s): the port and scheme
+ * it answered on, the definition's settings given, and over HTTPS the certificate it presented, pinned.
+ */
+export function discoveredBinding(device: DiscoveredHttpDevice, host: string, given: Readonly<Record<string, string | undefined>>): DriverBinding {
+  const { definition } = device;
+  const binding: DriverBinding = { type: definition.type, host, port: device.port };
+  if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
+  for (const name of Object.keys(definition.settings)) if (given[name] !== undefined) binding[name] = given[name];
+  if (device.certificate) binding['tls'] = device.certificate;
+  return binding;
+}
+
+/** The model a found device is stored with: the definition's product and the model it told. */
+export function discoveredModel(device: DiscoveredHttpDevice): string {
+  const { definition } = device;
+  return (device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title).slice(0, 200);
 }
