@@ -14,6 +14,7 @@ import { TariffTopicSim } from '../../src/sim/mqtt/tariff-topic-sim.ts';
 import { DaikinSim } from '../../src/sim/http/daikin-sim.ts';
 import { EnphaseSim } from '../../src/sim/http/enphase-sim.ts';
 import { PowerwallSim } from '../../src/sim/http/powerwall-sim.ts';
+import { PROBES_PER_SESSION } from '../../src/api/pairing/device-flow.ts';
 import { HOME_POWER_VENDORS, HVAC_VENDORS, TARIFF_VENDORS } from '../../src/domain/vocabulary.ts';
 import { SiteModel } from '../../src/sim/site-model.ts';
 import { sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
@@ -186,6 +187,17 @@ test('the sessions\' API: cancel, an expired link, vendors this hub cannot reach
   assert.equal(expired.status, 410);
   assert.match(await expired.text(), /status=FAILED&amp;error=SESSION_EXPIRED/);
   assert.equal((await submit(`${hub.daemon.url}/connect/${token}`, { action: 'pair', host: '127.0.0.1' })).status, 410);
+
+  // A link starts ten probes at most: it is a way to connect a device, not to sweep the network.
+  const sweep = await session(hub, 'hvacs', 'DAIKIN', 'household-1');
+  for (let port = 1; port <= PROBES_PER_SESSION; port++) {
+    const nothing = await submit(sweep, { action: 'pair', host: '127.0.0.1', port: String(port) });
+    assert.equal(nothing.status, 422);
+    assert.match(await nothing.text(), /did not answer/);
+  }
+  const stopped = await submit(sweep, { action: 'pair', host: '127.0.0.1', port: '11' });
+  assert.equal(stopped.status, 422);
+  assert.match(await stopped.text(), /Too many attempts with this link/);
 
   // Every vendor available-vendors lists opens a session; every other vendor of the kind is refused.
   const available = (await (await hub.api('/connections/available-vendors')).json()) as Record<string, { id: string }[]>;

@@ -29,6 +29,13 @@ type Attempt =
 /** The field a scan's choice comes back in; drawn as the list of what was found, never as a text box. */
 const CHOICE_FIELD = 'device';
 
+/**
+ * Probes one link may start. The page reaches whatever its user types (any address and port, any
+ * topic), and its link may be opened from outside the home (a public address, the relay): a link is
+ * a way to connect a device, not to sweep the home network. A user who needs more starts again.
+ */
+export const PROBES_PER_SESSION = 10;
+
 /** The session's domain when it is one of these kinds'. */
 export function deviceDomainOf(session: ConnectSession): DeviceConnectDomain | undefined {
   return (DEVICE_CONNECT_DOMAINS as readonly string[]).includes(session.kind ?? '') ? (session.kind as DeviceConnectDomain) : undefined;
@@ -41,6 +48,18 @@ export function deviceFlow(kit: PageKit, probeTimeoutMs: number) {
   const { deps } = kit;
   const identityOf = identityWith(deps.bindingDefaults);
   const attempts = new Map<string, Promise<Attempt>>();
+  /** Probes started per session, until the session would have expired. */
+  const started = new Map<string, { count: number; untilMs: number }>();
+  /** Counts a probe about to start; false when the session has started all it may. */
+  const mayProbe = (token: string, session: ConnectSession): boolean => {
+    if (attempts.has(token)) return true; // joins the running one
+    const now = deps.clock.now();
+    for (const [key, entry] of started) if (entry.untilMs <= now) started.delete(key);
+    const entry = started.get(token) ?? { count: 0, untilMs: session.expiresAtMs };
+    if (entry.count >= PROBES_PER_SESSION) return false;
+    started.set(token, { ...entry, count: entry.count + 1 });
+    return true;
+  };
   const formOf = (domain: DeviceConnectDomain, vendor: string) => deps.devicePairing?.forms(domain).get(vendor);
 
   const notSupported = (c: Context, frame: PageFrame, token: string, session: ConnectSession, domain: DeviceConnectDomain) =>
@@ -138,6 +157,10 @@ export function deviceFlow(kit: PageKit, probeTimeoutMs: number) {
     const input = readFormInput(form, submitted);
     if (input.problems.length > 0) return formAnswer(c, 400, token, session, domain, form, { values: input.values, problems: input.problems });
     const given = Object.fromEntries(Object.entries(input.values).filter(([, value]) => value !== ''));
+    if (!mayProbe(token, session)) {
+      kit.log.info({ userId: session.userId, vendor: session.vendor, domain }, 'connect probe refused: the link has started all the probes it may');
+      return formAnswer(c, 422, token, session, domain, form, { values: input.values, failure: frame.text.device.tooMany });
+    }
     const result = await attemptOnce(token, session, domain, given);
     if (result.kind === 'paired') return c.redirect(result.location, 303);
     if (result.kind === 'gone') return kit.closedNow(c, token);

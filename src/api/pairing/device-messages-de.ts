@@ -31,6 +31,7 @@ export const deviceDe: DeviceMessages = {
     TAKEN: 'Dieses Gerät ist bereits mit dem Konto eines anderen Benutzers verbunden und kann hier nicht hinzugefügt werden.',
     FAILED: 'Das Gerät war nicht erreichbar. Bitte versuchen Sie es erneut.',
   },
+  tooMany: 'Zu viele Versuche mit diesem Link. Bitte beginnen Sie in Ihrer App neu.',
   choose: {
     legend: 'Welches Gerät?',
     help: 'Der Hub hat unter dieser Adresse mehr als ein Gerät gefunden. Wählen Sie das hinzuzufügende.',

@@ -31,6 +31,7 @@ export const deviceEn: DeviceMessages = {
     TAKEN: 'This device is already connected to another user\'s account, so it cannot be added here.',
     FAILED: 'The device could not be reached. Please try again.',
   },
+  tooMany: 'Too many attempts with this link. Please start again from your app.',
   choose: {
     legend: 'Which one?',
     help: 'The hub found more than one device at this address. Choose the one to add.',

@@ -31,6 +31,7 @@ export const deviceFr: DeviceMessages = {
     TAKEN: 'Cet appareil est déjà connecté au compte d\'un autre utilisateur ; il ne peut pas être ajouté ici.',
     FAILED: 'L\'appareil n\'a pas pu être joint. Veuillez réessayer.',
   },
+  tooMany: 'Trop de tentatives avec ce lien. Veuillez recommencer depuis votre application.',
   choose: {
     legend: 'Lequel ?',
     help: 'Le hub a trouvé plusieurs appareils à cette adresse. Choisissez celui à ajouter.',

@@ -51,6 +51,8 @@ export interface DeviceMessages {
   heading: Record<DeviceConnectDomain, (vendorName: string) => string>;
   /** Probe failures; TAKEN: the device is another user's; FAILED is any other failure. */
   probe: Record<ProbeErrorCode | 'TAKEN' | 'FAILED', string>;
+  /** The link has started all the probes it may (device-flow.ts, PROBES_PER_SESSION). */
+  tooMany: string;
   /** A scan found several devices or kinds: which one. */
   choose: { legend: string; help: string; kinds: Record<'pvInverter' | 'battery' | 'meter', string> };
   notSupported: Record<DeviceConnectDomain, { heading: string; body(vendorName: string): string }>;
