@@ -11,6 +11,9 @@ import { PairingProbeError, type PairingForm } from './pairing-prober.ts';
 export const DEVICE_CONNECT_DOMAINS = ['hvac', 'homePower', 'tariffs'] as const;
 export type DeviceConnectDomain = (typeof DEVICE_CONNECT_DOMAINS)[number];
 
+/** A form field's pattern for a host name or an IP address (IPv6 in brackets), as a URL's host is written. */
+export const HOST_PATTERN = '[A-Za-z0-9]([A-Za-z0-9.\\-]{0,251}[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]{2,45}\\]';
+
 export interface ProbedDevice {
   kind: DeviceKind;
   /** How the hub reaches this device from now on; stored on the device, secrets included (and nowhere else). */

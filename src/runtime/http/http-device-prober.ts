@@ -6,14 +6,12 @@
 import type { Clock } from '../../domain/time.ts';
 import type { DriverBinding } from '../../domain/device.ts';
 import { BATTERY_VENDORS, type DeviceKind } from '../../domain/vocabulary.ts';
-import type { DeviceConnectDomain, DeviceProber, ProbeOutcome } from '../device-prober.ts';
+import { HOST_PATTERN, type DeviceConnectDomain, type DeviceProber, type ProbeOutcome } from '../device-prober.ts';
 import { PairingProbeError, type PairingForm } from '../pairing-prober.ts';
 import { discoverHttp, type DiscoveredHttpDevice } from './http-discovery.ts';
 import { AuthRefusedError, HttpReader, HttpStatusError } from './http-reader.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';
 
-/** A host name or an IPv4/IPv6 address as written in a URL's host. */
-export const HOST_PATTERN = '[A-Za-z0-9]([A-Za-z0-9.\\-]{0,251}[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]{2,45}\\]';
 const HOST = { name: 'host', required: true, pattern: HOST_PATTERN, maxLength: 253 } as const;
 const PORT = { name: 'port', required: false, pattern: '[0-9]{1,5}', maxLength: 5 } as const;
 
