@@ -101,6 +101,8 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.equal(tariff.driver?.['type'], 'tariff-topic');
     const detail = (await (await hub.api(`/users/household-1/tariffs/${tariff.id}`)).json()) as { staticData: { currency?: string } };
     assert.equal(detail.staticData.currency, 'EUR', 'the currency evcc publishes');
+    const taken = await submit(await session(hub, 'tariffs', 'OSTROM', 'household-2'), { action: 'pair', priceTopic: 'evcc/site/tariffGrid' });
+    assert.equal(taken.status, 422, 'the same price topic is the same tariff: another household\'s');
   });
 
   await t.test('a Daikin adapter over HTTP: hvacId, an AC', async () => {
@@ -169,6 +171,11 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.equal(meter.kind, 'meter');
     assert.equal(meter.vendor, 'FRONIUS');
     assert.equal(meter.driver?.['unitId'], 200);
+    // The same meter for another household: refused, whichever way its address is written.
+    const other = await session(hub, 'home-powers', 'FRONIUS', 'household-2');
+    const taken = await submit(other, { action: 'pair', host: 'LOCALHOST', port: String(sim.port), device: '200:meter' });
+    assert.equal(taken.status, 422);
+    assert.match(await taken.text(), /another user/);
   });
 });
 
