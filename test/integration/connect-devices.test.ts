@@ -118,6 +118,15 @@ test('HVAC, home power and tariffs: each is found, added for the user and answer
     assert.equal(unit.hvacType, 'AC');
     assert.equal(unit.driver?.['host'], '127.0.0.1');
     assert.equal(unit.driver?.['port'], sim.port);
+
+    // A BRP072C (HTTPS) answers only with its registered uuid, which is then a secret of the binding.
+    const uuid = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
+    const brp072c = await started(t, new DaikinSim({ name: 'Office', uuid }), deviceCertificate(t, 'brp072c'));
+    const url072 = await session(hub, 'hvacs', 'DAIKIN', 'household-1');
+    const fields = { action: 'pair', host: '127.0.0.1', port: String(brp072c.port) };
+    assert.equal((await submit(url072, fields)).status, 422, 'without the uuid the adapter does not answer');
+    const office = hub.device(outcome(await submit(url072, { ...fields, uuid })).get('hvacId')!)!;
+    assert.deepEqual([office.driver?.['uuid'], office.driver?.['scheme']], [uuid, 'https']);
   });
 
   await t.test('an Enphase gateway: a wrong token is said and never shown again; the right one is kept in the binding only', async () => {

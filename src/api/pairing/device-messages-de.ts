@@ -53,6 +53,7 @@ export const deviceVendorsDe: Record<string, VendorText> = {
     fields: {
       host: { ...HOST_DE, help: 'Die IP-Adresse oder der Hostname des Adapters, z. B. 192.168.1.60.' },
       port: PORT_DE,
+      uuid: { label: 'Adapter-UUID (nur BRP072C)', help: 'Nur für einen BRP072C-Adapter: die mit seinem Schlüssel registrierte UUID. Der Hub speichert sie und zeigt sie nie wieder an.', invalid: 'Die UUID besteht aus 32 Hex-Ziffern (Bindestriche erlaubt).' },
       espalthermaPrefix: { label: 'ESPAltherma-Topic-Präfix', help: 'Wie in ESPAltherma eingestellt, z. B. espaltherma.', invalid: TOPIC_INVALID_DE },
     },
   },

@@ -53,6 +53,7 @@ export const deviceVendorsEn: Record<string, VendorText> = {
     fields: {
       host: { ...HOST_EN, help: 'The adapter\'s IP address or host name, e.g. 192.168.1.60.' },
       port: PORT_EN,
+      uuid: { label: 'Adapter uuid (BRP072C only)', help: 'Only for a BRP072C adapter: the uuid registered with its key. The hub keeps it and never shows it again.', invalid: 'The uuid is 32 hex digits (dashes allowed).' },
       espalthermaPrefix: { label: 'ESPAltherma topic prefix', help: 'As set in ESPAltherma, e.g. espaltherma.', invalid: TOPIC_INVALID_EN },
     },
   },

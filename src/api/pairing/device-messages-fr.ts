@@ -53,6 +53,7 @@ export const deviceVendorsFr: Record<string, VendorText> = {
     fields: {
       host: { ...HOST_FR, help: 'L\'adresse IP ou le nom d\'hôte de l\'adaptateur, p. ex. 192.168.1.60.' },
       port: PORT_FR,
+      uuid: { label: 'UUID de l\'adaptateur (BRP072C seulement)', help: 'Seulement pour un adaptateur BRP072C : l\'UUID enregistré avec sa clé. Le hub le garde et ne l\'affiche plus jamais.', invalid: 'L\'UUID est fait de 32 chiffres hexadécimaux (tirets permis).' },
       espalthermaPrefix: { label: 'Préfixe de topic ESPAltherma', help: 'Tel que réglé dans ESPAltherma, p. ex. espaltherma.', invalid: TOPIC_INVALID_FR },
     },
   },

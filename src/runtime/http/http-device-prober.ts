@@ -23,7 +23,11 @@ interface Way {
 }
 
 const WAYS: Record<string, Way> = {
-  DAIKIN: { domain: 'hvac', types: ['daikin-brp084', 'daikin-brp069'], form: { fields: [HOST, PORT] } },
+  // A BRP072C answers only with the uuid registered with its key (docs/drivers-http.md), sent with the discovery too.
+  DAIKIN: {
+    domain: 'hvac', types: ['daikin-brp084', 'daikin-brp069'],
+    form: { fields: [HOST, PORT, { name: 'uuid', required: false, pattern: '[0-9A-Fa-f\\-]{32,36}', maxLength: 36, masked: true }] },
+  },
   ENPHASE: {
     domain: 'homePower', types: ['enphase-envoy'],
     form: { fields: [HOST, PORT, { name: 'token', required: true, pattern: '[A-Za-z0-9_\\-]+\\.[A-Za-z0-9_\\-]+\\.[A-Za-z0-9_\\-]*', maxLength: 4096, masked: true }] },
@@ -53,7 +57,7 @@ export class HttpDeviceProber implements DeviceProber {
     if (!host) throw new PairingProbeError('NOT_A_CHARGER', 'no host given');
     const port = fields['port'] !== undefined ? Number(fields['port']) : undefined;
     if (port !== undefined && !(port >= 1 && port <= 65535)) throw new PairingProbeError('UNREACHABLE', 'no such port');
-    const found = await discoverHttp(host, this.registry, { timeoutMs: this.timeoutMs, port, types: way.types.filter((t) => this.registry.has(t)) });
+    const found = await discoverHttp(host, this.registry, { timeoutMs: this.timeoutMs, port, types: way.types.filter((t) => this.registry.has(t)), settings: fields });
     if (signal.aborted) throw new PairingProbeError('TIMEOUT');
     const device = found[0];
     if (!device) throw new PairingProbeError('UNREACHABLE', `no ${vendor} device answered at the host`);
