@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startMqttHub, type MqttHub } from '../support/mqtt-hub.ts';
+import { createLogger } from '../../src/log.ts';
 import { skipWithout } from '../support/peers.ts';
 import { deviceCertificate, started } from '../support/http-hub.ts';
 import { simOn } from '../runtime/support.ts';
@@ -43,7 +44,15 @@ function outcome(res: Response): URLSearchParams {
 }
 
 test('HVAC, home power and tariffs: each is found, added for the user and answered with its id', { skip: skipWithout('mosquitto') }, async (t) => {
-  const hub = await startMqttHub(t, { mqttSettings: { probeTimeoutMs: 1500 } });
+  const logLines: string[] = [];
+  const hub = await startMqttHub(t, { mqttSettings: { probeTimeoutMs: 1500 }, log: createLogger('debug', { write: (line: string) => logLines.push(line) }) });
+  // The secrets typed on the pages below, right or wrong: none of them may reach a log line.
+  t.after(() => {
+    for (const secret of [ENPHASE_TOKEN, 'aaaa.bbbb.cccc', 'S3CR3', 'WRONG-PASSWORD', '0f1e2d3c4b5a69788796a5b4c3d2e1f0']) {
+      assert.equal(logLines.filter((line) => line.includes(secret)).length, 0, `a log line holds ${secret}`);
+    }
+    assert.ok(logLines.some((line) => line.includes('device connected')), 'the connections are logged');
+  });
   const vendors = (await (await hub.api('/connections/available-vendors')).json()) as Record<string, { id: string }[]>;
   assert.deepEqual(vendors['hvac']!.map((v) => v.id), ['DAIKIN', 'VAILLANT', 'VIESSMANN']);
   assert.deepEqual(vendors['homePower']!.map((v) => v.id), ['ENPHASE', 'FRONIUS', 'HUAWEI', 'SMA', 'TESLA']);
