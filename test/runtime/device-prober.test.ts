@@ -7,6 +7,13 @@ import { combinedDeviceProber, type DeviceProber } from '../../src/runtime/devic
 import { MqttDeviceProber } from '../../src/runtime/mqtt/mqtt-device-prober.ts';
 import type { MqttRuntime } from '../../src/runtime/mqtt/mqtt-runtime.ts';
 import { PairingProbeError } from '../../src/runtime/pairing-prober.ts';
+import { ModbusDeviceProber } from '../../src/runtime/modbus/modbus-device-prober.ts';
+import { DEFAULT_UNITS } from '../../src/runtime/modbus/modbus-discovery.ts';
+import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';
+import { SiteModel } from '../../src/sim/site-model.ts';
+import { sunspecInverter, sunspecMeter } from '../../src/sim/sunspec-sims.ts';
+import { builtInDrivers } from '../../drivers/modbus/index.ts';
+import { silentLogger } from '../../src/log.ts';
 
 /** An MQTT runtime whose probe hears `values` on whatever binding it is given, and records the bindings. */
 function hearing(values: Record<string, unknown>) {
@@ -68,4 +75,20 @@ test('a vendor reached two ways gets one form of both, one of them to be given, 
   assert.deepEqual(calls, ['mqtt', 'http']);
   await assert.rejects(combined.probe('hvac', 'DAIKIN', {}, signal), PairingProbeError);
   await assert.rejects(combined.probe('tariffs', 'TIBBER', {}, signal), PairingProbeError);
+});
+
+test('the Modbus scan asks a unit id nobody answers to once, and offers what answers to choose from', async (t) => {
+  const site = new SiteModel({ now: () => Date.parse('2026-06-21T12:00:00Z') });
+  // A bare device keeps silent for unit ids it is not (no gateway to say "no such unit").
+  const sim = await ModbusSimServer.tcp(new Map([[1, sunspecInverter(site)], [200, sunspecMeter(site)]]), { unknownUnit: 'silence' });
+  t.after(() => sim.close());
+  const prober = new ModbusDeviceProber(builtInDrivers(), silentLogger(), 200);
+  const found = await prober.probe('homePower', 'FRONIUS', { host: '127.0.0.1', port: String(sim.port) }, AbortSignal.timeout(20_000));
+  assert.ok('choices' in found);
+  assert.deepEqual(found.choices.map((c) => [c.value, c.kind]), [['1:pvInverter', 'pvInverter'], ['200:meter', 'meter']]);
+  // Each silent unit id cost one request (one timeout), not one per place identify would look.
+  for (const unitId of DEFAULT_UNITS.filter((u) => u !== 1 && u !== 200)) assert.equal(sim.requests.get(unitId), 1, `unit ${unitId}`);
+  // A Huawei page does not offer a Fronius's devices.
+  await assert.rejects(prober.probe('homePower', 'HUAWEI', { host: '127.0.0.1', port: String(sim.port) }, AbortSignal.timeout(20_000)),
+    (err) => err instanceof PairingProbeError && err.code === 'NOT_A_CHARGER');
 });
