@@ -43,6 +43,7 @@ import { releaseFloorMs } from './runtime/clock-floor.ts';
 import { restampWhenTrusted } from './runtime/clock-restamp.ts';
 import { newestStoredTime } from './store/newest-time.ts';
 import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
+import { combinedDeviceProber } from './runtime/device-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
 import { HomeAssistantCleaner } from './runtime/home-assistant/ha-cleaner.ts';
@@ -413,6 +414,8 @@ export class Daemon {
     // Chargers are paired through the families that pair them (over the broker, over OCPP).
     const probers: ChargerProber[] = this.families.flatMap((family) => (family.prober ? [family.prober] : []));
     if (probers.length > 0) deps.pairing = combinedProber(probers);
+    // HVAC units, home-power devices and tariffs, through every family that reaches their makers.
+    deps.devicePairing = combinedDeviceProber(this.families.flatMap((family) => (family.deviceProber ? [family.deviceProber] : [])));
     // Cars are connected through the family that logs in to their makers' clouds (one does).
     const connector = this.families.find((family) => family.connector)?.connector;
     if (connector) deps.vehicles = connector;

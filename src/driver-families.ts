@@ -22,6 +22,9 @@ import { watchHttp } from './runtime/http/http-metrics.ts';
 import { builtInHttpDrivers } from '../drivers/http/index.ts';
 import { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
 import { MqttChargerProber } from './runtime/mqtt/mqtt-prober.ts';
+import { MqttDeviceProber } from './runtime/mqtt/mqtt-device-prober.ts';
+import { HttpDeviceProber } from './runtime/http/http-device-prober.ts';
+import { ModbusDeviceProber } from './runtime/modbus/modbus-device-prober.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
@@ -60,9 +63,11 @@ export interface DriverFamily {
 const modbusFamily: DriverFamily = {
   name: 'modbus',
   build({ store, log, clock, events, vendors }) {
-    const runtime = new ModbusRuntime({ store, registry: builtInDrivers(), log, clock, events });
+    const registry = builtInDrivers();
+    const runtime = new ModbusRuntime({ store, registry, log, clock, events });
     runtime.registerVendors(vendors);
-    return { name: 'modbus', runtime, executor: runtime, watch: (metrics, health, monoNow) => watchModbus(runtime, metrics, health, monoNow) };
+    const deviceProber = new ModbusDeviceProber(registry, log.child({ part: 'connect' }));
+    return { name: 'modbus', runtime, executor: runtime, deviceProber, watch: (metrics, health, monoNow) => watchModbus(runtime, metrics, health, monoNow) };
   },
 };
 
@@ -70,9 +75,10 @@ const modbusFamily: DriverFamily = {
 const httpFamily: DriverFamily = {
   name: 'http',
   build({ store, log, clock, events, vendors }) {
-    const runtime = new HttpRuntime({ store, registry: builtInHttpDrivers(), log, clock, events });
+    const registry = builtInHttpDrivers();
+    const runtime = new HttpRuntime({ store, registry, log, clock, events });
     runtime.registerVendors(vendors);
-    return { name: 'http', runtime, executor: runtime, watch: (metrics) => watchHttp(runtime, metrics) };
+    return { name: 'http', runtime, executor: runtime, deviceProber: new HttpDeviceProber(registry, clock), watch: (metrics) => watchHttp(runtime, metrics) };
   },
 };
 
@@ -87,7 +93,8 @@ const mqttFamily: DriverFamily = {
       settings: { defaultStaleAfterMs: config.mqtt.staleAfterSeconds * 1000 },
     });
     runtime.registerVendors(vendors);
-    return { name: 'mqtt', runtime, executor: runtime, prober: new MqttChargerProber(runtime, brokerForDevices) };
+    return { name: 'mqtt', runtime, executor: runtime, prober: new MqttChargerProber(runtime, brokerForDevices),
+      deviceProber: new MqttDeviceProber(runtime, brokerForDevices) };
   },
 };
 

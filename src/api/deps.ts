@@ -4,6 +4,7 @@ import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
 import type { Runtime } from '../runtime/live.ts';
 import type { ChargerProber } from '../runtime/pairing-prober.ts';
+import type { DeviceProber } from '../runtime/device-prober.ts';
 import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
 import type { ClockWatch } from '../runtime/clock-watch.ts';
@@ -46,6 +47,8 @@ export interface ApiDeps {
   bindingDefaults: BindingDefaults;
   /** Reaches chargers for the pairing page; without it no charger vendor can be paired. */
   pairing?: ChargerProber;
+  /** Reaches HVAC units, home-power devices and tariffs for their connect page; without it none can be connected. */
+  devicePairing?: DeviceProber;
   /** Runs the makers' logins for the vehicle connect page; without it no car maker can be connected. */
   vehicles?: VehicleConnector;
   /** Failed authentications per client address, shared with the OCPP endpoint; else each key check counts its own. */

@@ -187,6 +187,18 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
       request: { redirectUrl: 'https://app.example.com/vehicles/connected', vendor: 'BMW', userId: USER, vin: 'WBY11CF080CH47012' },
       response: { url: `${baseUrl}/connect/${TOKEN}` },
     },
+    connectHvac: {
+      request: { redirectUrl: 'https://app.example.com/heating/connected', vendor: 'DAIKIN', userId: USER },
+      response: { url: `${baseUrl}/connect/${TOKEN}` },
+    },
+    connectHomePower: {
+      request: { redirectUrl: 'https://app.example.com/home-power/connected', vendor: 'SMA', userId: USER },
+      response: { url: `${baseUrl}/connect/${TOKEN}` },
+    },
+    connectTariff: {
+      request: { redirectUrl: 'https://app.example.com/tariffs/connected', vendor: 'TIBBER', userId: USER },
+      response: { url: `${baseUrl}/connect/${TOKEN}` },
+    },
     listAvailableVendors: { response: vendors.availableVendors(baseUrl) },
   };
 }

@@ -9,6 +9,7 @@ import type { Store } from '../store/store.ts';
 import { peekCertificate } from '../transport/http-device.ts';
 import { describeDiscovered, discoverHttp, type DiscoveredHttpDevice } from '../runtime/http/http-discovery.ts';
 import { HttpReader } from '../runtime/http/http-reader.ts';
+import { discoveredBinding, discoveredModel } from '../runtime/http/http-device-prober.ts';
 import { readFileSync } from 'node:fs';
 import { httpSettingsOf, pinnedOf, targetOf } from '../runtime/http/http-registry.ts';
 import { withoutSecrets } from '../domain/secrets.ts';
@@ -79,10 +80,7 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
       + `without ${maker} (docs/drivers-http.md); this device also offers ${Object.keys(definition.kinds).filter((k) => k !== 'battery').join(', ')}`);
     return 2;
   }
-  const binding: DriverBinding = { type: definition.type, host, port: device.port };
-  if (device.scheme !== definition.scheme) binding['scheme'] = device.scheme;
-  for (const name of Object.keys(definition.settings)) if (flags[name] !== undefined) binding[name] = flags[name];
-  if (device.certificate) binding['tls'] = device.certificate;
+  const binding = discoveredBinding(device, host, flags);
   if (store.devices.wasDeletedAs(kind, binding, identityWith(builtInBindingDefaults()))) {
     io.err('a device at this address was deleted before; delete stays final (re-add it by import with its id to restore)');
     return 1;
@@ -98,11 +96,11 @@ export async function addHttp(store: Store, host: string, flags: Flags, io: CliI
   const state = await reader.readState(kind, { timeoutMs: 10_000 });
   const staticRead = await reader.readStatic(kind, { timeoutMs: 10_000 }).catch(() => ({}));
   const vendor = definition.vendors[0]!.code;
-  const model = device.model ? `${definition.title.split(' (')[0]} ${device.model}` : definition.title;
+  const model = discoveredModel(device);
   const saved = saveReadDevice(store, {
     kind, userId: flags['user']!, binding, state, hvacType: kind === 'hvac' ? 'AC' : undefined,
     staticData: {
-      vendor, model: model.slice(0, 200), ...(flags['name'] ? { name: flags['name'] } : {}),
+      vendor, model, ...(flags['name'] ? { name: flags['name'] } : {}),
       // Where an HVAC unit is: the installer's word, which no device tells.
       ...(kind === 'hvac' && flags['room'] ? { room: flags['room'] } : {}), ...staticRead,
     },

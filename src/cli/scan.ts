@@ -3,7 +3,7 @@
 import { silentLogger } from '../log.ts';
 import { LinePool } from '../transport/line-pool.ts';
 import { endpointOf, describeEndpoint } from '../transport/endpoint.ts';
-import { identify, type Identified } from '../runtime/modbus/modbus-discovery.ts';
+import { DEFAULT_UNITS, identify, type Identified } from '../runtime/modbus/modbus-discovery.ts';
 import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { addressBinding, int, parseArgs, unitList, type CliIo } from './modbus-args.ts';
 import { scanHttp } from './http-devices.ts';
@@ -18,12 +18,8 @@ export const SCAN_USAGE = `usage: npm run hub -- scan HOST[:PORT] | SERIAL_PORT 
 
 const SCAN_FLAGS = ['units', 'timeout', 'http-port', 'port', 'baud', 'parity', 'stop-bits'] as const;
 
-/**
- * The unit ids makers use: 1–3 (most inverters, Huawei, SolarEdge), 71 (KOSTAL PLENTICORE), 100 and
- * 126 (SMA), 200 (Fronius' primary Smart Meter), 201–204 (Fronius' secondary meters), 240 (Fronius
- * GEN24 meters in some setups). Others are probed with --units.
- */
-export const DEFAULT_UNITS = [1, 2, 3, 71, 100, 126, 200, 201, 202, 203, 204, 240];
+/** The unit ids makers use (modbus-discovery.ts, where the connect page's scan takes them too). */
+export { DEFAULT_UNITS };
 
 export async function runScan(args: string[], io: CliIo): Promise<number> {
   let target: string;

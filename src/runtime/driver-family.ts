@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandExecutor } from './commands/executor.ts';
 import type { ChargerProber } from './pairing-prober.ts';
+import type { DeviceProber } from './device-prober.ts';
 import type { VehicleConnector } from './vehicle-connector.ts';
 import type { HealthMonitor } from './observability/health.ts';
 import type { MetricsRegistry } from './observability/metrics.ts';
@@ -36,6 +37,8 @@ export interface RunningFamily {
   readonly executor: CommandExecutor;
   /** Pairs chargers of this family, when this configuration offers it. */
   readonly prober?: ChargerProber | undefined;
+  /** Connects HVAC units, home-power devices and tariffs of this family (their connect page). */
+  readonly deviceProber?: DeviceProber | undefined;
   /** Connects cars through their makers' logins (the vehicle connect page); stopped with the family. */
   readonly connector?: VehicleConnector | undefined;
   /**

@@ -20,6 +20,8 @@ export interface PairingForm {
   hints?: Readonly<Record<string, string>>;
   /** Values a fresh form starts with (an OCPP charger's generated password); called each time the form is shown. */
   initialValues?(): Record<string, string>;
+  /** Every field optional, but one of them must be given (a device reached one way or another). */
+  anyOf?: boolean;
 }
 
 export interface ProbedCharger {

@@ -13,6 +13,9 @@ export interface ConnectSession {
   language: string | null;
   /** The car a vehicle session binds (POST /connections/vehicles' optional `vin`); null otherwise. */
   vin: string | null;
+  /** The domain of available-vendors the session connects (hvac, homePower, tariffs…); null for a
+   * session from before the column (a charger's or a car's, as its vendor says). */
+  kind: string | null;
   createdAtMs: number;
   expiresAtMs: number;
   usedAtMs: number | null;
@@ -25,6 +28,7 @@ interface SessionRow {
   theme: string | null;
   language: string | null;
   vin: string | null;
+  kind: string | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;
@@ -38,17 +42,17 @@ export class ConnectSessionRepository {
 
   constructor(db: Db) {
     this.insert = db.prepare(`INSERT INTO connect_sessions (token_hash, user_id, vendor, redirect_url, theme, language,
-      vin, created_at, expires_at) VALUES (@hash, @userId, @vendor, @redirectUrl, @theme, @language, @vin, @createdAtMs, @expiresAtMs)`);
+      vin, kind, created_at, expires_at) VALUES (@hash, @userId, @vendor, @redirectUrl, @theme, @language, @vin, @kind, @createdAtMs, @expiresAtMs)`);
     this.byHash = db.prepare('SELECT * FROM connect_sessions WHERE token_hash = ?');
     this.use = db.prepare('UPDATE connect_sessions SET used_at = @now WHERE token_hash = @hash AND used_at IS NULL AND expires_at > @now');
     this.purge = db.prepare('DELETE FROM connect_sessions WHERE expires_at < ?');
   }
 
   /** Creates a session and returns its token (the only copy). */
-  create(session: Omit<ConnectSession, 'usedAtMs' | 'vin'> & { vin?: string | null }): string {
+  create(session: Omit<ConnectSession, 'usedAtMs' | 'vin' | 'kind'> & { vin?: string | null; kind?: string | null }): string {
     const token = randomBytes(24).toString('base64url');
     this.purge.run(session.createdAtMs - 24 * 3600_000);
-    this.insert.run({ ...session, vin: session.vin ?? null, hash: hashKey(token) });
+    this.insert.run({ ...session, vin: session.vin ?? null, kind: session.kind ?? null, hash: hashKey(token) });
     return token;
   }
 
@@ -62,6 +66,7 @@ export class ConnectSessionRepository {
       theme: row.theme,
       language: row.language,
       vin: row.vin,
+      kind: row.kind,
       createdAtMs: row.created_at,
       expiresAtMs: row.expires_at,
       usedAtMs: row.used_at,

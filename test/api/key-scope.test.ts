@@ -10,7 +10,7 @@ import {
   type Json, type Method, type OperationKey,
 } from '../support/openapi.ts';
 import { createTestHub, type TestHub } from '../support/hub.ts';
-import { TestProber } from '../support/pairing.ts';
+import { TestProber, vendorsProber } from '../support/pairing.ts';
 
 const OWN = DEMO_USER;
 const OTHER = BARE_USER;
@@ -33,6 +33,9 @@ function bodyOf(path: string, userId = OWN): unknown {
     schedule: { schedules: [{ mode: 'HEAT', start: { time: '06:30', day: 'MONDAY' } }] },
     chargers: { redirectUrl: REDIRECT, vendor: 'GO_E', userId },
     vehicles: { redirectUrl: REDIRECT, vendor: 'VOLVO', userId },
+    hvacs: { redirectUrl: REDIRECT, vendor: 'DAIKIN', userId },
+    'home-powers': { redirectUrl: REDIRECT, vendor: 'SMA', userId },
+    tariffs: { redirectUrl: REDIRECT, vendor: 'TIBBER', userId },
   };
   return bodies[last];
 }
@@ -57,7 +60,7 @@ interface Scoped {
 
 /** A fresh hub with both households, a key scoped to the own one and a read-only one. */
 function scopedHub(conformance: Conformance, t: TestContext): Scoped {
-  const { hub } = conformance.hub(t, { pairing: new TestProber() });
+  const { hub } = conformance.hub(t, { pairing: new TestProber(), devicePairing: vendorsProber() });
   hub.vendors.registerVendor('vehicles', 'VOLVO');
   const scoped = hub.store.apiKeys.create('kitchen-tablet', 0, { userId: OWN, readOnly: false }).key;
   const readOnly = hub.store.apiKeys.create('wall-display', 0, { userId: OWN, readOnly: true }).key;

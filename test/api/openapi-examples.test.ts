@@ -12,14 +12,14 @@ import { ebusdVaillantZone } from '../../drivers/mqtt/ebusd-vaillant.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { builtInHttpDrivers } from '../../drivers/http/index.ts';
 import { builtInMqttDrivers } from '../../drivers/mqtt/index.ts';
-import { TestProber } from '../support/pairing.ts';
+import { TestProber, vendorsProber } from '../support/pairing.ts';
 
 function hubWithVendors() {
   const vendors = new VendorCatalog();
-  for (const [domain, code] of [['chargers', 'GO_E'], ['chargers', 'ZAPTEC'], ['homePower', 'FRONIUS'], ['hvac', 'VAILLANT'], ['vehicles', 'TESLA'], ['tariffs', 'TIBBER']] as const) {
+  for (const [domain, code] of [['chargers', 'GO_E'], ['chargers', 'ZAPTEC'], ['homePower', 'FRONIUS'], ['homePower', 'SMA'], ['hvac', 'VAILLANT'], ['hvac', 'DAIKIN'], ['vehicles', 'TESLA'], ['tariffs', 'TIBBER']] as const) {
     vendors.registerVendor(domain, code);
   }
-  return createTestHub({ vendors, pairing: new TestProber() });
+  return createTestHub({ vendors, pairing: new TestProber(), devicePairing: vendorsProber() });
 }
 
 interface Example {

@@ -11,7 +11,7 @@ import {
   type Checked, type ConformingHub, type Json, type OperationKey,
 } from '../support/openapi.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
-import { TestProber } from '../support/pairing.ts';
+import { TestProber, vendorsProber } from '../support/pairing.ts';
 import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
 import { HouseholdSeries } from '../../src/runtime/household-series.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
@@ -549,6 +549,20 @@ const PROBES: Record<OperationKey, Probe> = {
     await api.expect(400, 'post /connections/vehicles', { body: 'not json', headers: JSON_HEADERS });
     await api.expect(415, 'post /connections/vehicles', { body: JSON.stringify(car), headers: { 'content-type': 'text/plain' } });
   },
+  ...Object.fromEntries(([['hvacs', 'hvac', 'DAIKIN', 'GO_E'], ['home-powers', 'homePower', 'SMA', 'VOLVO'], ['tariffs', 'tariffs', 'TIBBER', 'SMA']] as const)
+    .map(([path, domain, vendor, wrong]) => [`post /connections/${path}`, async (start: (options?: Record<string, unknown>) => ReturnType<Conformance['hub']>) => {
+      const key = `post /connections/${path}` as OperationKey;
+      const body = { redirectUrl: 'https://app.example/done', vendor, userId: DEMO_USER };
+      // No driver reaches the vendor: refused, naming the vendor.
+      assert.deepEqual(validationFields(await start().expect(400, key, { json: body })), ['vendor']);
+      const api = start({ devicePairing: vendorsProber({ [domain]: [vendor] }) });
+      const created = await api.expect(201, key, { query: '?theme=LIGHT&language=ENGLISH', json: body });
+      assert.match(created.body.url, /^http:\/\/hub\.test:8080\/connect\//);
+      const bad = await api.expect(400, key, { json: { redirectUrl: 'ftp://x', vendor: wrong, userId: 'u'.repeat(51) } });
+      assert.deepEqual(validationFields(bad), ['redirectUrl', 'userId', 'vendor']);
+      await api.expect(400, key, { body: 'not json', headers: JSON_HEADERS });
+      await api.expect(415, key, { body: JSON.stringify(body), headers: { 'content-type': 'text/plain' } });
+    }])),
   'get /connections/available-vendors': async (start) => {
     const api = start();
     api.hub.vendors.registerVendor('homePower', 'FRONIUS');

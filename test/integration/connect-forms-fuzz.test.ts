@@ -1,5 +1,5 @@
 // The connect pages' forms, fuzzed (issue 34): thousands of generated bodies posted to the charger
-// pairing page and the vehicle connect page of a real hub on a loopback socket: any field names and
+// pairing page, the vehicle connect page and the HVAC, home-power and tariff pages of a real hub on a loopback socket: any field names and
 // values, huge values, repeated fields, wrong or missing content types, invalid UTF-8 and broken
 // percent-encoding, broken multipart. Every answer is a proper page (2xx, 3xx with a Location, or
 // 4xx; never 5xx, never a stack), the hub keeps answering, and a rejected form adds nothing.
@@ -10,8 +10,12 @@ import { startMqttHub } from '../support/mqtt-hub.ts';
 import { connect, startConnectHub } from '../support/connect-hub.ts';
 
 /** Field names: the forms' own (so that actions and fields are hit often) and anything at all. */
-const NAMES = ['action', 'serial', 'topicPrefix', 'vin', 'chargerId', 'clientId', 'clientSecret', 'vccApiKey', 'chargePointId', 'password', '__proto__', 'constructor'];
-const VALUES = ['pair', 'cancel', 'giveUp', 'login', 'add', '123456', '100001', 'go-eCharger', 'YV1XZK9V0R0000001', '', ' ', '%', '%ZZ', '\u0000'];
+const NAMES = ['action', 'serial', 'topicPrefix', 'vin', 'chargerId', 'clientId', 'clientSecret', 'vccApiKey', 'chargePointId', 'password', '__proto__', 'constructor',
+  // The HVAC, home-power and tariff pages' fields.
+  'host', 'port', 'device', 'token', 'email', 'prefix', 'circuit', 'zone', 'ecu', 'espalthermaPrefix', 'priceTopic', 'currency'];
+const VALUES = ['pair', 'cancel', 'giveUp', 'login', 'add', '123456', '100001', 'go-eCharger', 'YV1XZK9V0R0000001', '', ' ', '%', '%ZZ', '\u0000',
+  // An address where nothing answers (the discard port, closed), a scan's choice, topics nobody publishes on.
+  '127.0.0.1', '9', '200:meter', '1:pvInverter', 'a.b.c', 'ebusd', 'evcc/site/tariffGrid', 'EUR', '680'];
 
 const text = fc.string({ unit: 'binary', maxLength: 80 });
 const name = fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...NAMES) }, { weight: 1, arbitrary: text });
@@ -118,4 +122,27 @@ test('the vehicle connect page answers thousands of generated forms with a page,
   t.diagnostic(`${runs} bodies posted to the vehicle connect page`);
   const page = await fetch(await connect(hub, { vendor: 'VOLVO' }));
   assert.equal(page.status, 200);
+});
+
+test('the HVAC, home-power and tariff connect pages answer thousands of generated forms with a page, stay up, and add nothing', { timeout: 180_000 }, async (t) => {
+  // Nothing answers on this broker or at 127.0.0.1:9: every probe fails, so nothing may ever be added.
+  const hub = await startMqttHub(t, { mqttSettings: { probeTimeoutMs: 30 } });
+  const KINDS = [['hvacs', 'VAILLANT'], ['hvacs', 'DAIKIN'], ['home-powers', 'ENPHASE'], ['home-powers', 'FRONIUS'], ['tariffs', 'TIBBER']] as const;
+  const newSession = async (path: string, vendor: string) => {
+    const res = await hub.api(`/connections/${path}`, { method: 'POST', json: { redirectUrl: 'https://partner.example/done', vendor, userId: 'fuzz-user' } });
+    assert.equal(res.status, 201);
+    return ((await res.json()) as { url: string }).url.replace(/^https?:\/\/[^/]+/, hub.daemon.url!);
+  };
+  const urls = await Promise.all(KINDS.map(([path, vendor]) => newSession(path, vendor)));
+  let runs = 0;
+  await fc.assert(fc.asyncProperty(fc.integer({ min: 0, max: KINDS.length - 1 }), body, async (i, generated) => {
+    runs++;
+    const res = await post(urls[i]!, generated);
+    await assertProperAnswer(res);
+    assert.equal(hub.daemon.db.devices.count(), 0, 'no device answers: nothing is added');
+    if (res.status === 303 || res.status === 410) urls[i] = await newSession(KINDS[i]![0], KINDS[i]![1]);
+  }), BOUNDS);
+  assert.ok(runs >= 500, `only ${runs} bodies in the time allowed`);
+  t.diagnostic(`${runs} bodies posted to the HVAC, home-power and tariff connect pages`);
+  assert.equal((await fetch(await newSession('tariffs', 'TIBBER'))).status, 200);
 });

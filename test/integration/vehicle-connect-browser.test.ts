@@ -4,30 +4,13 @@
 // application's key, id and secret, the page that goes on to Volvo ID by itself, Volvo's redirect
 // back to the hub's callback, the car. Each ends on the partner with the outcome, without a console
 // error (a CSP violation would be one). Without Chromium it is skipped, and under CI=true it fails.
-import { test, type TestContext } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { skipWithout } from '../support/peers.ts';
-import { launchChromium, recordingPage } from '../support/browser.ts';
+import { launchChromium, recordingPage, startPartner } from '../support/browser.ts';
 import { BMW, CHARGER, VOLVO, connect, startConnectHub } from '../support/connect-hub.ts';
 
 const skip = skipWithout('chromium');
-
-/** The partner app behind redirectUrl: answers a small page. */
-async function startPartner(t: TestContext): Promise<string> {
-  const server: Server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>partner</title><h1>Partner app</h1>');
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  t.after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 test('BMW in Chromium: client id, the code page reloading itself until the code is confirmed, car and charger, back on the partner', { skip, timeout: 120_000 }, async (t) => {
   const partner = await startPartner(t);

@@ -4,6 +4,9 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import type { TestContext } from 'node:test';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -31,4 +34,18 @@ export async function recordingPage(browser: Browser, t: TestContext, options: B
     if (message.type() === 'error') errors.push(message.text());
   });
   return { page, errors };
+}
+
+/** The partner app behind a connect session's redirectUrl: answers a small page; its origin. */
+export async function startPartner(t: TestContext): Promise<string> {
+  const server: Server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><title>partner</title><h1>Partner app</h1>');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }

@@ -8,6 +8,7 @@ import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
 import type { ChargerProber } from '../../src/runtime/pairing-prober.ts';
+import type { DeviceProber } from '../../src/runtime/device-prober.ts';
 import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 export class TestClock implements Clock {
@@ -44,6 +45,8 @@ export interface TestHubOptions {
   log?: Logger;
   /** The charger prober behind the pairing page; without it no vendor can be paired. */
   pairing?: ChargerProber;
+  /** The prober behind the HVAC, home-power and tariff connect pages; without it none can be connected. */
+  devicePairing?: DeviceProber;
 }
 
 export function createTestHub(options: TestHubOptions = {}) {
@@ -53,7 +56,7 @@ export function createTestHub(options: TestHubOptions = {}) {
   const key = store.apiKeys.create('test', clock.now()).key;
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://hub.test:8080', ...options.settings };
   const { app, operations } = createApp({
-    store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings, pairing: options.pairing,
+    store, log: options.log ?? silentLogger(), clock, vendors, runtime: options.runtime ?? storedStateRuntime, settings, pairing: options.pairing, devicePairing: options.devicePairing,
     bindingDefaults: builtInBindingDefaults(),
   });
 

@@ -1,6 +1,7 @@
 // A charger prober for tests: pairs GO_E with the real form, answers from a table of serial numbers
 // (no transport), counts its probes and can hold one until the test releases it. Its bindings are
 // the MQTT prober's: the go-e driver, with the topic prefix only when the user gave one.
+import type { DeviceConnectDomain, DeviceProber } from '../../src/runtime/device-prober.ts';
 import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/runtime/pairing-prober.ts';
 
 export const GOOD_SERIAL = '123456';
@@ -52,4 +53,15 @@ export class TestProber implements ChargerProber {
       },
     };
   }
+}
+
+/**
+ * A device prober for tests of the API's side: it reaches the vendors given per domain (by default
+ * one of each kind the examples name), with a one-field form; a probe is never expected.
+ */
+export function vendorsProber(vendors: Partial<Record<DeviceConnectDomain, readonly string[]>> = { hvac: ['DAIKIN'], homePower: ['SMA'], tariffs: ['TIBBER'] }): DeviceProber {
+  return {
+    forms: (domain) => new Map((vendors[domain] ?? []).map((vendor) => [vendor, { fields: [{ name: 'host', required: true, maxLength: 253 }] }])),
+    probe: () => Promise.reject(new PairingProbeError('UNREACHABLE', 'this test prober probes nothing')),
+  };
 }

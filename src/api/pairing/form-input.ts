@@ -36,5 +36,9 @@ export function readFormInput(form: PairingForm, submitted: Record<string, strin
       problems.push({ field: field.name, problem: 'invalid' });
     }
   }
+  // One way or another: with none given, the first field says what is missing.
+  if (form.anyOf && problems.length === 0 && form.fields.every((field) => values[field.name] === '') && form.fields[0]) {
+    problems.push({ field: form.fields[0].name, problem: 'required' });
+  }
   return { values, problems };
 }

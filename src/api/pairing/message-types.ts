@@ -2,6 +2,7 @@
 // messages.ts and each language's file import it without importing each other.
 import type { ProbeErrorCode } from '../../runtime/pairing-prober.ts';
 import type { VehicleLoginError } from '../../runtime/vehicle-connector.ts';
+import type { DeviceConnectDomain } from '../../runtime/device-prober.ts';
 
 export type Lang = 'en' | 'de' | 'fr';
 
@@ -39,8 +40,22 @@ export interface Messages {
   failure: { heading: string; body: string };
   /** The vehicle connect page's own words (the maker's login, its code, the choice of car). */
   vehicle: VehicleMessages;
-  /** Per vendor code (chargers and car makers), keyed by the field names of its form. */
+  /** The connect page of HVAC units, home-power devices and tariffs (device-flow.ts). */
+  device: DeviceMessages;
+  /** Per vendor code (chargers and car makers; `hvac:DAIKIN`, `homePower:SMA`, `tariffs` for the
+   * device page), keyed by the field names of its form. */
   vendors: Partial<Record<string, VendorText>>;
+}
+
+export interface DeviceMessages {
+  heading: Record<DeviceConnectDomain, (vendorName: string) => string>;
+  /** Probe failures; TAKEN: the device is another user's; FAILED is any other failure. */
+  probe: Record<ProbeErrorCode | 'TAKEN' | 'FAILED', string>;
+  /** The link has started all the probes it may (device-flow.ts, PROBES_PER_SESSION). */
+  tooMany: string;
+  /** A scan found several devices or kinds: which one. */
+  choose: { legend: string; help: string; kinds: Record<'pvInverter' | 'battery' | 'meter', string> };
+  notSupported: Record<DeviceConnectDomain, { heading: string; body(vendorName: string): string }>;
 }
 
 export interface VehicleMessages {

@@ -1,4 +1,5 @@
 import type { Messages } from './message-types.ts';
+import { deviceDe, deviceVendorsDe } from './device-messages-de.ts';
 
 const OCPP_FIELDS_DE = {
   chargePointId: {
@@ -114,7 +115,9 @@ export const de: Messages = {
       body: (vendor) => `Dieser Hub kann keine Autos von ${vendor} verbinden.`,
     },
   },
+  device: deviceDe,
   vendors: {
+    ...deviceVendorsDe,
     BMW: {
       instructions: () => BMW_STEPS_DE('MyBMW'),
       fields: { clientId: BMW_CLIENT_ID_DE },

@@ -1,4 +1,5 @@
 import type { Messages } from './message-types.ts';
+import { deviceEn, deviceVendorsEn } from './device-messages-en.ts';
 
 const OCPP_FIELDS_EN = {
   chargePointId: {
@@ -114,7 +115,9 @@ export const en: Messages = {
       body: (vendor) => `This hub cannot connect ${vendor} cars.`,
     },
   },
+  device: deviceEn,
   vendors: {
+    ...deviceVendorsEn,
     BMW: {
       instructions: () => BMW_STEPS_EN('MyBMW'),
       fields: { clientId: BMW_CLIENT_ID_EN },

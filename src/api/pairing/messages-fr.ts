@@ -1,4 +1,5 @@
 import type { Messages } from './message-types.ts';
+import { deviceFr, deviceVendorsFr } from './device-messages-fr.ts';
 
 const OCPP_FIELDS_FR = {
   chargePointId: {
@@ -114,7 +115,9 @@ export const fr: Messages = {
       body: (vendor) => `Ce hub ne peut pas connecter les voitures ${vendor}.`,
     },
   },
+  device: deviceFr,
   vendors: {
+    ...deviceVendorsFr,
     BMW: {
       instructions: () => BMW_STEPS_FR('MyBMW'),
       fields: { clientId: BMW_CLIENT_ID_FR },

@@ -67,6 +67,10 @@ export interface FormPageInput {
   heading?: string;
   /** The submit button's label and action, when not the charger's Connect (`pair`). */
   submit?: { label: string; action: string };
+  /** Where the vendor's words are in `text.vendors`, when not under the vendor code (`hvac:DAIKIN`). */
+  textKey?: string;
+  /** More of the form, after its fields (the devices a scan found, to choose from). */
+  extra?: SafeHtml;
 }
 
 function fieldId(name: string): string {
@@ -75,7 +79,7 @@ function fieldId(name: string): string {
 
 export function formPage(frame: PageFrame, input: FormPageInput): string {
   const { text } = frame;
-  const vendorText = text.vendors[input.vendor];
+  const vendorText = text.vendors[input.textKey ?? input.vendor];
   const label = (field: PairingField) => vendorText?.fields[field.name]?.label ?? field.name;
   const problems = input.problems ?? [];
   const problemOf = (name: string) => problems.find((p) => p.field === name)?.problem;
@@ -119,6 +123,7 @@ ${(vendorText?.instructions(input.form.hints ?? {}) ?? []).map((p) => html`<p>${
 ${alert}
 <form method="post" action="/connect/${input.token}" novalidate>
 ${fields}
+${input.extra ?? ''}
 <div class="actions">
 <button type="submit" name="action" value="${submit.action}" class="primary">${submit.label}</button>
 <button type="submit" name="action" value="cancel" class="secondary">${text.cancel}</button>

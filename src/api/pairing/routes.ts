@@ -20,6 +20,7 @@ import { pageHeaders } from './security.ts';
 import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from '../../runtime/pairing-prober.ts';
 import { VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
 import { VEHICLE_CALLBACK_PATH, vehicleFlow } from './vehicle-flow.ts';
+import { deviceDomainOf, deviceFlow } from './device-flow.ts';
 
 export interface PairingRouteOptions {
   /** How long a probe may take before the user is told the charger did not answer in time. */
@@ -170,6 +171,8 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
   // A car's session (its vendor a car maker's; the vendor codes of cars and chargers do not overlap).
   const vehicles = vehicleFlow({ deps, log, frameOf, page, leave, remember, closedNow });
   const isVehicle = (session: ConnectSession) => (VEHICLE_VENDORS as readonly string[]).includes(session.vendor);
+  // An HVAC unit's, a home-power device's or a tariff's session (its kind says so: TESLA makes cars and Powerwalls).
+  const devices = deviceFlow({ deps, log, frameOf, page, leave, remember, closedNow }, probeTimeoutMs);
 
   // Before /connect/:token, which it would otherwise match.
   app.get(VEHICLE_CALLBACK_PATH, (c) => vehicles.callback(c));
@@ -179,6 +182,8 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     const found = lookup(token);
     if (found.state !== 'live') return closedPage(c, found);
     const { session } = found;
+    const domain = deviceDomainOf(session);
+    if (domain) return devices.show(c, token, session, domain);
     if (isVehicle(session)) return vehicles.show(c, token, session);
     const frame = frameOf(c, session);
     const form = formOf(session.vendor);
@@ -201,6 +206,8 @@ export function pairingRoutes(deps: ApiDeps, options: PairingRouteOptions = {}):
     const frame = frameOf(c, session);
     const submitted = await readSubmission(c);
     const action = submitted?.['action'];
+    const domain = deviceDomainOf(session);
+    if (domain) return submitted ? devices.submit(c, token, session, domain, submitted) : page(c, 400, messagePage(frame, frame.text.badRequest));
     if (submitted && isVehicle(session) && (action === 'login' || action === 'add' || action === 'cancel' || action === 'giveUp')) {
       return vehicles.submit(c, token, session, submitted);
     }

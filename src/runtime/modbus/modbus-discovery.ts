@@ -21,6 +21,13 @@ export interface Identified {
   mpptModules?: string[];
 }
 
+/**
+ * The unit ids makers use: 1–3 (most inverters, Huawei, SolarEdge), 71 (KOSTAL PLENTICORE), 100 and
+ * 126 (SMA), 200 (Fronius' primary Smart Meter), 201–204 (Fronius' secondary meters), 240 (Fronius
+ * GEN24 meters in some setups). Others are probed with `hub scan --units`.
+ */
+export const DEFAULT_UNITS = [1, 2, 3, 71, 100, 126, 200, 201, 202, 203, 204, 240];
+
 /** Which definition a SunSpec manufacturer string calls for. */
 const SUNSPEC_MAKERS: ReadonlyArray<[RegExp, string]> = [[/fronius/i, 'fronius'], [/\bsma\b/i, 'sma'], [/solaredge/i, 'solaredge']];
 

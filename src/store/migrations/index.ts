@@ -11,5 +11,6 @@ import m009 from './009-connect-session-vin.ts';
 import m010 from './010-key-scope.ts';
 import m011 from './011-meter-hour-clock-step.ts';
 import m012 from './012-device-images.ts';
+import m013 from './013-connect-session-kind.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];
