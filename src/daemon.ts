@@ -19,15 +19,15 @@ import { answerOnSocket } from './api/client-errors.ts';
 import type { Logger } from './log.ts';
 import { formatTimestamp, monotonicMs, systemClock, type Clock } from './domain/time.ts';
 import { VendorCatalog } from './domain/vendors.ts';
-import { storedStateRuntime, type Runtime } from './runtime/live.ts';
+import { storedStateRuntime, type Runtime } from './runtime/devices/live.ts';
 import { HealthMonitor } from './runtime/observability/health.ts';
 import { MetricsRegistry } from './runtime/observability/metrics.ts';
-import { Relay } from './runtime/relay.ts';
+import { Relay } from './runtime/relay/relay.ts';
 import { HubEvents } from './runtime/events/hub-events.ts';
 import { DeviceWatcher } from './runtime/events/device-watcher.ts';
-import { TariffLedger } from './runtime/tariff-ledger.ts';
-import { HouseholdSeries } from './runtime/household-series.ts';
-import { DeviceSightings } from './runtime/device-sightings.ts';
+import { TariffLedger } from './runtime/household/tariff-ledger.ts';
+import { HouseholdSeries } from './runtime/household/household-series.ts';
+import { DeviceSightings } from './runtime/household/device-sightings.ts';
 import { EventPublisher } from './runtime/events/event-publisher.ts';
 import { CommandWorker } from './runtime/commands/command-worker.ts';
 import { HubSchedules } from './runtime/commands/hub-schedules.ts';
@@ -38,19 +38,18 @@ import { applyConfiguredDevices } from './configured-devices.ts';
 import { brokerUrlForDevices, isLoopbackHost } from './domain/device-address.ts';
 import { watchClock, watchCommands, watchMqtt } from './runtime/observability/runtime-metrics.ts';
 import { AuthFailures } from './runtime/auth-failures.ts';
-import { ClockWatch } from './runtime/clock-watch.ts';
-import { releaseFloorMs } from './runtime/clock-floor.ts';
-import { restampWhenTrusted } from './runtime/clock-restamp.ts';
+import { ClockWatch } from './runtime/clock/clock-watch.ts';
+import { releaseFloorMs } from './runtime/clock/clock-floor.ts';
+import { restampWhenTrusted } from './runtime/clock/clock-restamp.ts';
 import { newestStoredTime } from './store/newest-time.ts';
-import { combinedProber, type ChargerProber } from './runtime/pairing-prober.ts';
-import { combinedDeviceProber } from './runtime/device-prober.ts';
+import { combinedProber, type ChargerProber } from './runtime/devices/pairing-prober.ts';
+import { combinedDeviceProber } from './runtime/devices/device-prober.ts';
 import { HaTopics } from './runtime/home-assistant/discovery.ts';
 import { HomeAssistantBridge } from './runtime/home-assistant/home-assistant.ts';
 import { HomeAssistantCleaner } from './runtime/home-assistant/ha-cleaner.ts';
 import { hubOrigin } from './runtime/home-assistant/origin.ts';
-import { ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
-import type { RunningFamily } from './runtime/driver-family.ts';
-import { DRIVER_FAMILIES } from './driver-families.ts';
+import type { RunningFamily } from './runtime/families/driver-family.ts';
+import { DRIVER_FAMILIES, ocppAddressForDevices } from './driver-families.ts';
 import type { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
 import type { HttpRuntime } from './runtime/http/http-runtime.ts';
 import type { MqttRuntime } from './runtime/mqtt/mqtt-runtime.ts';
@@ -68,7 +67,7 @@ export interface DaemonOptions {
   clock?: Clock;
   /**
    * Wall times before this are known to be wrong: by default the date of the release's own files
-   * (src/runtime/clock-floor.ts). A test that runs the hub on a day of its choosing gives 0.
+   * (src/runtime/clock/clock-floor.ts). A test that runs the hub on a day of its choosing gives 0.
    */
   releaseFloorMs?: number;
   /**

@@ -12,8 +12,8 @@ import type { BrokerLink } from './transport/broker-link.ts';
 import { OcppEndpoint } from './transport/ocpp-endpoint.ts';
 import type { HubEvents } from './runtime/events/hub-events.ts';
 import type { AuthFailures } from './runtime/auth-failures.ts';
-import type { ClockWatch } from './runtime/clock-watch.ts';
-import type { RunningFamily } from './runtime/driver-family.ts';
+import type { ClockWatch } from './runtime/clock/clock-watch.ts';
+import type { RunningFamily } from './runtime/families/driver-family.ts';
 import { ModbusRuntime } from './runtime/modbus/modbus-runtime.ts';
 import { watchModbus } from './runtime/modbus/modbus-metrics.ts';
 import { builtInDrivers } from '../drivers/modbus/index.ts';
@@ -28,6 +28,9 @@ import { ModbusDeviceProber } from './runtime/modbus/modbus-device-prober.ts';
 import { builtInMqttDrivers } from '../drivers/mqtt/index.ts';
 import { OcppRuntime } from './runtime/ocpp/ocpp-runtime.ts';
 import { OCPP_PAIRABLE_VENDORS, OcppChargerProber, ocppAddressForDevices } from './runtime/ocpp/ocpp-prober.ts';
+
+/** Where chargers on the home network reach the OCPP endpoint (the daemon asks it through the families, as for everything of a family). */
+export { ocppAddressForDevices };
 import { builtInOcppDefinitions } from '../drivers/ocpp/index.ts';
 import { CloudRuntime } from './runtime/cloud/cloud-runtime.ts';
 import { CloudConnector } from './runtime/cloud/cloud-connector.ts';

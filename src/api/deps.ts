@@ -2,12 +2,12 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/store.ts';
 import type { Clock } from '../domain/time.ts';
 import type { VendorCatalog } from '../domain/vendors.ts';
-import type { Runtime } from '../runtime/live.ts';
-import type { ChargerProber } from '../runtime/pairing-prober.ts';
-import type { DeviceProber } from '../runtime/device-prober.ts';
-import type { VehicleConnector } from '../runtime/vehicle-connector.ts';
+import type { Runtime } from '../runtime/devices/live.ts';
+import type { ChargerProber } from '../runtime/devices/pairing-prober.ts';
+import type { DeviceProber } from '../runtime/devices/device-prober.ts';
+import type { VehicleConnector } from '../runtime/devices/vehicle-connector.ts';
 import type { AuthFailures } from '../runtime/auth-failures.ts';
-import type { ClockWatch } from '../runtime/clock-watch.ts';
+import type { ClockWatch } from '../runtime/clock/clock-watch.ts';
 import type { HouseholdSource } from './household/live.ts';
 import type { BindingDefaults } from '../domain/binding-identity.ts';
 

@@ -4,12 +4,12 @@
 import type { ApiDeps } from './deps.ts';
 import { badRequest, disconnected, notFound } from './errors.ts';
 import { refusal } from '../runtime/commands/command-check.ts';
-import * as present from '../runtime/present.ts';
+import * as present from '../runtime/values/present.ts';
 import { json, jsonText } from './respond.ts';
 import type { DeviceRecord } from '../domain/device.ts';
 import type { CommandType, DeviceKind, SortField, SortOrder, HvacType } from '../domain/vocabulary.ts';
 import type { DeviceFilter } from '../store/devices.ts';
-import { DeviceUnreachableError } from '../runtime/live.ts';
+import { DeviceUnreachableError } from '../runtime/devices/live.ts';
 import { createCommand } from '../runtime/commands/create-command.ts';
 import type { CommandState } from '../domain/vocabulary.ts';
 import type { CommandRecord } from '../store/commands.ts';

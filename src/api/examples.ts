@@ -1,5 +1,5 @@
 // The examples of the OpenAPI document (and so of /docs): real responses, made by the presenters the
-// API answers with (src/runtime/present.ts) over one believable household, rather than values a
+// API answers with (src/runtime/values/present.ts) over one believable household, rather than values a
 // schema walk makes up (a charging-stop answer of type SET_TEMPERATURE, a plugged charger that is
 // UNPLUGGED, URLs the hub never serves). test/api/openapi-examples.test.ts holds them to their
 // schemas and to each other.
@@ -10,8 +10,8 @@ import type { CommandRecord } from '../store/commands.ts';
 import type { Offers } from '../runtime/commands/hvac-modes.ts';
 import type { CommandShape } from '../runtime/commands/executor.ts';
 import { parseTimestamp } from '../domain/time.ts';
-import { batteryDetail, chargerDetail, command, householdSeriesJson, hvacDetail, meterDetail, pageJson, pvInverterDetail, tariffDetail, vehicleDetail } from '../runtime/present.ts';
-import { consumptionPage, priceList } from '../runtime/tariff-ledger.ts';
+import { batteryDetail, chargerDetail, command, householdSeriesJson, hvacDetail, meterDetail, pageJson, pvInverterDetail, tariffDetail, vehicleDetail } from '../runtime/values/present.ts';
+import { consumptionPage, priceList } from '../runtime/household/tariff-ledger.ts';
 import { refusal } from '../runtime/commands/command-check.ts';
 import { NO_SCHEDULE_PATH } from './routes/vehicles.ts';
 

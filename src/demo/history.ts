@@ -8,8 +8,8 @@
 import type { Logger } from 'pino';
 import type { DeviceRecord } from '../domain/device.ts';
 import { HubEvents } from '../runtime/events/hub-events.ts';
-import { HouseholdSeries } from '../runtime/household-series.ts';
-import { TariffLedger } from '../runtime/tariff-ledger.ts';
+import { HouseholdSeries } from '../runtime/household/household-series.ts';
+import { TariffLedger } from '../runtime/household/tariff-ledger.ts';
 import { createCommand } from '../runtime/commands/create-command.ts';
 import { POINT_MS } from '../store/household-series.ts';
 import type { Store } from '../store/store.ts';

@@ -8,9 +8,9 @@ import type { CommandShape } from './commands/executor.ts';
 import type { CommandType } from '../domain/vocabulary.ts';
 import type { HubSchedules } from './commands/hub-schedules.ts';
 import type { DeviceWatcher } from './events/device-watcher.ts';
-import { DeviceUnreachableError, type Runtime } from './live.ts';
-import type { FamilyRuntime } from './driver-family.ts';
-import { unboundReason } from './unbound-reason.ts';
+import { DeviceUnreachableError, type Runtime } from './devices/live.ts';
+import type { FamilyRuntime } from './families/driver-family.ts';
+import { unboundReason } from './devices/unbound-reason.ts';
 
 export interface HubRuntimeParts {
   /** The runtimes of the families this configuration built, in the order they are asked. */

@@ -1,7 +1,7 @@
 // Re-dates what the hub stamped while its wall clock was known to be wrong (1970 on a fresh image,
 // or behind its own newest stored time): once the clock is set, each stamp taken in that window moves
 // by how far the clock moved, so a key, a command or a charging session reads the time it really
-// happened (src/runtime/clock-restamp.ts). Only the hub's own stamps: a charger's timestamps are its own.
+// happened (src/runtime/clock/clock-restamp.ts). Only the hub's own stamps: a charger's timestamps are its own.
 import type { Db } from './db.ts';
 
 /** The hub's own stamps, by table. */

@@ -71,7 +71,7 @@ test('a refresh without a driver returns the stored state unchanged', async (t) 
 });
 
 test('a refresh of an unreachable device is 503 DEVICE_IS_DISCONNECTED', async (t) => {
-  const { DeviceUnreachableError } = await import('../../src/runtime/live.ts');
+  const { DeviceUnreachableError } = await import('../../src/runtime/devices/live.ts');
   const hub = createTestHub({
     runtime: {
       refresh: async (device) => { throw new DeviceUnreachableError(device.id, 'timeout'); },

@@ -16,7 +16,7 @@ import { LiveSlots, MAX_LIVE_STREAMS, type LiveSlotSettings } from '../../src/ap
 import type { LiveStream } from '../../src/api/household/live-stream.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
-import { storedStateRuntime } from '../../src/runtime/live.ts';
+import { storedStateRuntime } from '../../src/runtime/devices/live.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { silentLogger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';

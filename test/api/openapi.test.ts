@@ -12,8 +12,8 @@ import {
 } from '../support/openapi.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { TestProber, vendorsProber } from '../support/pairing.ts';
-import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
-import { HouseholdSeries } from '../../src/runtime/household-series.ts';
+import { DeviceUnreachableError, storedStateRuntime, type Runtime } from '../../src/runtime/devices/live.ts';
+import { HouseholdSeries } from '../../src/runtime/household/household-series.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
 import { silentLogger } from '../../src/log.ts';
 

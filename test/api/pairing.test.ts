@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { createTestHub, json, type TestHub } from '../support/hub.ts';
 import { GOOD_SERIAL, TestProber } from '../support/pairing.ts';
 import { pickLanguage } from '../../src/api/pairing/messages.ts';
-import { GO_E_PAIRING_FORM, type ChargerProber } from '../../src/runtime/pairing-prober.ts';
+import { GO_E_PAIRING_FORM, type ChargerProber } from '../../src/runtime/devices/pairing-prober.ts';
 
 const REDIRECT = 'https://app.example/paired?x=1';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

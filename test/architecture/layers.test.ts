@@ -132,3 +132,13 @@ test('the family check sees a family reaching into another, in the runtime and i
     "drivers/mqtt/b.ts (mqtt) imports drivers/modbus/sunspec.ts (modbus), another family's",
   ]);
 });
+
+test('src/runtime reads as its families plus a few named rooms: no more than three files lie loose at its root', () => {
+  const entries = readdirSync('src/runtime', { withFileTypes: true });
+  const loose = entries.filter((entry) => entry.isFile()).map((entry) => entry.name).sort();
+  assert.deepEqual(loose, ['auth-failures.ts', 'bounded-signal.ts', 'hub-runtime.ts']);
+  const rooms = entries.filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  for (const family of readdirSync('drivers', { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name)) {
+    assert.ok(rooms.includes(family), `the ${family} family has its runtime folder`);
+  }
+});

@@ -18,7 +18,7 @@ import { pairingRoutes } from '../../src/api/pairing/routes.ts';
 import { DEFAULT_API_SETTINGS, type ApiDeps, type ApiSettings } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
-import { storedStateRuntime } from '../../src/runtime/live.ts';
+import { storedStateRuntime } from '../../src/runtime/devices/live.ts';
 import { silentLogger } from '../../src/log.ts';
 import { GOOD_SERIAL, TestProber } from '../support/pairing.ts';
 import { skipWithout } from '../support/peers.ts';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClockWatch, type ClockStep } from '../../src/runtime/clock-watch.ts';
+import { ClockWatch, type ClockStep } from '../../src/runtime/clock/clock-watch.ts';
 import { monotonicMs, systemClock } from '../../src/domain/time.ts';
 
 function steppingClock(wallMs: number) {

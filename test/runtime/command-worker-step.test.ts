@@ -10,7 +10,7 @@ import { prepareImport } from '../../src/domain/import.ts';
 import { CommandWorker } from '../../src/runtime/commands/command-worker.ts';
 import type { CommandExecutor } from '../../src/runtime/commands/executor.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
-import { ClockWatch } from '../../src/runtime/clock-watch.ts';
+import { ClockWatch } from '../../src/runtime/clock/clock-watch.ts';
 import type { DeviceRecord } from '../../src/domain/device.ts';
 import type { CommandType } from '../../src/domain/vocabulary.ts';
 import { silentLogger } from '../../src/log.ts';

@@ -3,10 +3,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { DriverBinding } from '../../src/domain/device.ts';
-import { combinedDeviceProber, type DeviceProber } from '../../src/runtime/device-prober.ts';
+import { combinedDeviceProber, type DeviceProber } from '../../src/runtime/devices/device-prober.ts';
 import { MqttDeviceProber } from '../../src/runtime/mqtt/mqtt-device-prober.ts';
 import type { MqttRuntime } from '../../src/runtime/mqtt/mqtt-runtime.ts';
-import { PairingProbeError } from '../../src/runtime/pairing-prober.ts';
+import { PairingProbeError } from '../../src/runtime/devices/pairing-prober.ts';
 import { ModbusDeviceProber } from '../../src/runtime/modbus/modbus-device-prober.ts';
 import { DEFAULT_UNITS } from '../../src/runtime/modbus/modbus-discovery.ts';
 import { ModbusSimServer } from '../../src/sim/modbus-sim-server.ts';

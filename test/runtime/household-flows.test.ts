@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub } from '../support/hub.ts';
-import { householdFlows } from '../../src/runtime/household-flows.ts';
+import { householdFlows } from '../../src/runtime/household/household-flows.ts';
 import type { DeviceRecord } from '../../src/domain/device.ts';
 
 const USER = 'household-7';

@@ -3,7 +3,7 @@
 // nor after a restart; and nothing is applied while the clock is known to be wrong.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ClockWatch } from '../../src/runtime/clock-watch.ts';
+import { ClockWatch } from '../../src/runtime/clock/clock-watch.ts';
 import { AC, iso, setUp, WINTER_PROGRAM } from '../support/hub-schedules.ts';
 
 /** The wall clock is Date (mocked); the monotonic one runs with it and does not follow its steps. */

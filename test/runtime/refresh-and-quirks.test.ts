@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub } from '../support/hub.ts';
 import { ModbusRuntime } from '../../src/runtime/modbus/modbus-runtime.ts';
-import type { Runtime } from '../../src/runtime/live.ts';
+import type { Runtime } from '../../src/runtime/devices/live.ts';
 import { builtInDrivers } from '../../drivers/modbus/index.ts';
 import { silentLogger } from '../../src/log.ts';
 import { systemClock } from '../../src/domain/time.ts';

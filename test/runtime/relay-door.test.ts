@@ -8,7 +8,7 @@ import { ids } from '../support/hub.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { RELAY_KEY as KEY, startRelayHub } from '../support/relay-hub.ts';
 import { skipWithout } from '../support/peers.ts';
-import type { RelayResponse } from '../../src/runtime/relay.ts';
+import type { RelayResponse } from '../../src/runtime/relay/relay.ts';
 
 const mosquitto = { skip: skipWithout('mosquitto') };
 const batteries = (size: number, key = KEY) => ({ method: 'GET', path: `/v1.0.0/batteries?size=${size}`, headers: { 'x-api-key': key } });

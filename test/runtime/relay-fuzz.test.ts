@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import { ids } from '../support/hub.ts';
 import { RELAY_KEY as KEY, startRelayHub } from '../support/relay-hub.ts';
 import { skipWithout } from '../support/peers.ts';
-import type { RelayResponse } from '../../src/runtime/relay.ts';
+import type { RelayResponse } from '../../src/runtime/relay/relay.ts';
 
 const RUNS = Math.max(1, Math.round(2000 * Number(process.env['FC_RUNS_FACTOR'] ?? 1)));
 /** The property stops searching past this (and says how many runs it made); the test's own bound is above it. */

@@ -1,8 +1,8 @@
-// The relay-wide bound on key guessing (src/runtime/relay-key-guard.ts): past the wrong keys a minute
+// The relay-wide bound on key guessing (src/runtime/relay/relay-key-guard.ts): past the wrong keys a minute
 // allows, keys not seen working wait for the minute's end; the partners' working keys still pass.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RelayKeyGuard } from '../../src/runtime/relay-key-guard.ts';
+import { RelayKeyGuard } from '../../src/runtime/relay/relay-key-guard.ts';
 
 function guard(perMinute = 3) {
   const clock = { now: 1_000 };

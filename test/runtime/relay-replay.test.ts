@@ -1,10 +1,10 @@
-// Redelivery memory (src/runtime/relay-replay.ts): recognised by response topic, correlation data and
+// Redelivery memory (src/runtime/relay/relay-replay.ts): recognised by response topic, correlation data and
 // the request itself; a pending duplicate shares the first one's answer; bounded in entries, bytes
 // and time. Time is the memory's own clock, moved by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ReplayMemory } from '../../src/runtime/relay-replay.ts';
-import type { RelayResponse } from '../../src/runtime/relay-request.ts';
+import { ReplayMemory } from '../../src/runtime/relay/relay-replay.ts';
+import type { RelayResponse } from '../../src/runtime/relay/relay-request.ts';
 
 const ONE = Buffer.from('1');
 

@@ -1,8 +1,8 @@
-// What a relayed request may be (src/runtime/relay-request.ts): every field checked as data, the
+// What a relayed request may be (src/runtime/relay/relay-request.ts): every field checked as data, the
 // path normalised before the /v1.0.0/ check, every refusal an answer with the API's error body.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isValidRelayRequest, parseRelayRequest, payloadLimit, requestFingerprint, type RelayResponse, type ValidRelayRequest } from '../../src/runtime/relay-request.ts';
+import { isValidRelayRequest, parseRelayRequest, payloadLimit, requestFingerprint, type RelayResponse, type ValidRelayRequest } from '../../src/runtime/relay/relay-request.ts';
 
 const LIMIT = 4096;
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../src/store/store.ts';
-import { StateWriter } from '../../src/runtime/state-writer.ts';
+import { StateWriter } from '../../src/runtime/devices/state-writer.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 
 const BAT = '0d5c2a1e-7a4b-4f7e-9b3e-1a2b3c4d5e09';

@@ -6,8 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createTestHub, json } from '../support/hub.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
-import { TariffLedger } from '../../src/runtime/tariff-ledger.ts';
-import { ClockWatch } from '../../src/runtime/clock-watch.ts';
+import { TariffLedger } from '../../src/runtime/household/tariff-ledger.ts';
+import { ClockWatch } from '../../src/runtime/clock/clock-watch.ts';
 
 const USER = 'household-7';
 const TARIFF = '6dbc8a7e-0000-4000-8000-00000000aa01';

@@ -3,7 +3,7 @@
 // expiry of a JWT.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyRule, valueAt } from '../../src/runtime/values.ts';
+import { applyRule, valueAt } from '../../src/runtime/values/values.ts';
 import { fill, jwtExpiryMs, parseBody } from '../../src/runtime/http/http-reader.ts';
 
 const PRODUCTION = {

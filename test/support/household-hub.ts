@@ -15,10 +15,10 @@ import { DEFAULT_API_SETTINGS, type ApiDeps, type ApiSettings } from '../../src/
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
 import { prepareImport } from '../../src/domain/import.ts';
-import { storedStateRuntime } from '../../src/runtime/live.ts';
+import { storedStateRuntime } from '../../src/runtime/devices/live.ts';
 import { HubEvents } from '../../src/runtime/events/hub-events.ts';
-import { HouseholdSeries } from '../../src/runtime/household-series.ts';
-import { DeviceSightings } from '../../src/runtime/device-sightings.ts';
+import { HouseholdSeries } from '../../src/runtime/household/household-series.ts';
+import { DeviceSightings } from '../../src/runtime/household/device-sightings.ts';
 import { POINT_MS } from '../../src/store/household-series.ts';
 import { demoRecords, DEMO_USER } from '../../src/demo/site.ts';
 import { silentLogger } from '../../src/log.ts';

@@ -3,12 +3,12 @@ import { createApp } from '../../src/api/app.ts';
 import { DEFAULT_API_SETTINGS, type ApiSettings } from '../../src/api/deps.ts';
 import { Store } from '../../src/store/store.ts';
 import { VendorCatalog } from '../../src/domain/vendors.ts';
-import { storedStateRuntime, type Runtime } from '../../src/runtime/live.ts';
+import { storedStateRuntime, type Runtime } from '../../src/runtime/devices/live.ts';
 import { silentLogger, type Logger } from '../../src/log.ts';
 import { prepareImport } from '../../src/domain/import.ts';
 import type { Clock } from '../../src/domain/time.ts';
-import type { ChargerProber } from '../../src/runtime/pairing-prober.ts';
-import type { DeviceProber } from '../../src/runtime/device-prober.ts';
+import type { ChargerProber } from '../../src/runtime/devices/pairing-prober.ts';
+import type { DeviceProber } from '../../src/runtime/devices/device-prober.ts';
 import { builtInBindingDefaults } from '../../src/binding-defaults.ts';
 
 export class TestClock implements Clock {

@@ -1,8 +1,8 @@
 // A charger prober for tests: pairs GO_E with the real form, answers from a table of serial numbers
 // (no transport), counts its probes and can hold one until the test releases it. Its bindings are
 // the MQTT prober's: the go-e driver, with the topic prefix only when the user gave one.
-import type { DeviceConnectDomain, DeviceProber } from '../../src/runtime/device-prober.ts';
-import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/runtime/pairing-prober.ts';
+import type { DeviceConnectDomain, DeviceProber } from '../../src/runtime/devices/device-prober.ts';
+import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbeErrorCode, type ProbedCharger } from '../../src/runtime/devices/pairing-prober.ts';
 
 export const GOOD_SERIAL = '123456';
 

@@ -12,7 +12,7 @@ import { ConfigSchema } from '../../src/config.ts';
 import { silentLogger } from '../../src/log.ts';
 import { seedDemo } from '../../src/demo/site.ts';
 import { startBroker, type TestBroker } from './broker.ts';
-import type { RelayResponse } from '../../src/runtime/relay.ts';
+import type { RelayResponse } from '../../src/runtime/relay/relay.ts';
 
 export const RELAY_KEY = 'relay-test-key-0123456789abcdefgh';
 export const RESPONSES = 'partners/responses';

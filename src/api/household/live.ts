@@ -5,8 +5,8 @@
 import type { DeviceRecord } from '../../domain/device.ts';
 import { describeBinding } from '../../domain/binding-identity.ts';
 import type { HubEvent, HubEvents } from '../../runtime/events/hub-events.ts';
-import type { HouseholdFlows } from '../../runtime/household-flows.ts';
-import { command, detailJson } from '../../runtime/present.ts';
+import type { HouseholdFlows } from '../../runtime/household/household-flows.ts';
+import { command, detailJson } from '../../runtime/values/present.ts';
 import type { Store } from '../../store/store.ts';
 import type { LiveStream } from './live-stream.ts';
 import type { LiveSlots } from './live-slots.ts';

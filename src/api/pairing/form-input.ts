@@ -1,6 +1,6 @@
 // Reads the user's answers to a vendor's PairingForm: trimmed values of the declared fields only,
 // each checked against required, maxLength and pattern. Problems are codes; the page words them.
-import type { PairingForm } from '../../runtime/pairing-prober.ts';
+import type { PairingForm } from '../../runtime/devices/pairing-prober.ts';
 
 export type FieldProblem = 'required' | 'tooLong' | 'invalid';
 

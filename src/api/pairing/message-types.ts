@@ -1,8 +1,8 @@
 // The shape of the pairing page's words (Messages) and the languages it speaks. Its own file so that
 // messages.ts and each language's file import it without importing each other.
-import type { ProbeErrorCode } from '../../runtime/pairing-prober.ts';
-import type { VehicleLoginError } from '../../runtime/vehicle-connector.ts';
-import type { DeviceConnectDomain } from '../../runtime/device-prober.ts';
+import type { ProbeErrorCode } from '../../runtime/devices/pairing-prober.ts';
+import type { VehicleLoginError } from '../../runtime/devices/vehicle-connector.ts';
+import type { DeviceConnectDomain } from '../../runtime/devices/device-prober.ts';
 
 export type Lang = 'en' | 'de' | 'fr';
 

@@ -3,7 +3,7 @@
 import { html, SafeHtml, type HtmlValue } from './html.ts';
 import type { FieldProblem } from './form-input.ts';
 import type { Lang, Messages } from './messages.ts';
-import type { PairingField, PairingForm } from '../../runtime/pairing-prober.ts';
+import type { PairingField, PairingForm } from '../../runtime/devices/pairing-prober.ts';
 import { PAGE_CSS } from './styles.ts';
 import { logoFileName, VENDOR_NAMES } from '../../domain/vendors.ts';
 

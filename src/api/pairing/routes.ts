@@ -17,7 +17,7 @@ import { formPage, messagePage, notSupportedPage, type PageFrame } from './pages
 import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
 import { pageHeaders } from './security.ts';
-import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from '../../runtime/pairing-prober.ts';
+import { PairingProbeError, type ChargerProber, type ProbeErrorCode } from '../../runtime/devices/pairing-prober.ts';
 import { VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
 import { VEHICLE_CALLBACK_PATH, vehicleFlow } from './vehicle-flow.ts';
 import { deviceDomainOf, deviceFlow } from './device-flow.ts';

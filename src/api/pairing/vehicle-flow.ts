@@ -16,8 +16,8 @@ import { formPage, messagePage, notSupportedPage, vendorName, type FormPageInput
 import { choosePage, codePage, redirectPage } from './vehicle-pages.ts';
 import { readFormInput } from './form-input.ts';
 import { outcomeUrl, type PairingOutcome } from './outcome.ts';
-import { VehicleLoginFailed, type ConnectableCar } from '../../runtime/vehicle-connector.ts';
-import type { PairingForm } from '../../runtime/pairing-prober.ts';
+import { VehicleLoginFailed, type ConnectableCar } from '../../runtime/devices/vehicle-connector.ts';
+import type { PairingForm } from '../../runtime/devices/pairing-prober.ts';
 import { LoginBrowsers } from './login-browser.ts';
 
 /** What the vehicle flow uses of the pairing routes. */

@@ -3,7 +3,7 @@
 // page, and the choice of car and charger once logged in. The login form itself is the pairing form.
 import { html } from './html.ts';
 import { layout, vendorHeader, vendorName, type PageFrame } from './pages.ts';
-import type { ConnectableCar, VehicleLoginStart } from '../../runtime/vehicle-connector.ts';
+import type { ConnectableCar, VehicleLoginStart } from '../../runtime/devices/vehicle-connector.ts';
 
 /** How often the code page looks again whether the owner has confirmed the code, in seconds. */
 const CODE_PAGE_REFRESH_SECONDS = 3;

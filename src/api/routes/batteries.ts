@@ -9,7 +9,7 @@ import { addDeviceOperations, type KindResource } from '../device-operations.ts'
 const BATTERIES: KindResource = {
   kind: 'battery', tag: 'Batteries', segment: 'batteries', idName: 'batteryId', noun: 'Battery', label: 'battery', schema: Battery, page: BatteryPage,
 };
-import { detailJson } from '../../runtime/present.ts';
+import { detailJson } from '../../runtime/values/present.ts';
 
 export function batteryRoutes(deps: ApiDeps): OperationRouter {
   const router = new OperationRouter()

@@ -4,7 +4,7 @@ import { OperationRouter } from '../operation.ts';
 import { json } from '../respond.ts';
 import { AvailableVendors, ConnectUrl, oneOf, schemaRegistry } from '../../domain/schemas.ts';
 import { CHARGER_VENDORS, HOME_POWER_VENDORS, HVAC_VENDORS, TARIFF_VENDORS, VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
-import type { DeviceConnectDomain } from '../../runtime/device-prober.ts';
+import type { DeviceConnectDomain } from '../../runtime/devices/device-prober.ts';
 import { ApiError, badRequest } from '../errors.ts';
 import type { Reach } from '../reach.ts';
 

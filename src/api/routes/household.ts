@@ -4,7 +4,7 @@ import { OperationRouter } from '../operation.ts';
 import { json } from '../respond.ts';
 import { idParams, intParam } from '../queries.ts';
 import { HouseholdSeries } from '../../domain/schemas.ts';
-import { householdSeriesJson } from '../../runtime/present.ts';
+import { householdSeriesJson } from '../../runtime/values/present.ts';
 
 const SeriesQuery = z.object({ hours: intParam(1, 48, 48) });
 

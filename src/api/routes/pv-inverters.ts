@@ -10,7 +10,7 @@ const PV_INVERTERS: KindResource = {
   kind: 'pvInverter', tag: 'PV inverters', segment: 'pv-inverters', idName: 'pvInverterId', noun: 'PvInverter', label: 'PV inverter',
   schema: PvInverter, page: PvInverterPage,
 };
-import { detailJson } from '../../runtime/present.ts';
+import { detailJson } from '../../runtime/values/present.ts';
 
 export function pvInverterRoutes(deps: ApiDeps): OperationRouter {
   const router = new OperationRouter()

@@ -3,10 +3,10 @@ import { OperationRouter } from '../operation.ts';
 import { json, jsonText } from '../respond.ts';
 import { ConsumptionQuery, idParams } from '../queries.ts';
 import { ConsumptionPage, PriceList, Tariff, TariffPage } from '../../domain/schemas.ts';
-import { tariffConsumption, tariffPrices } from '../../runtime/tariff-ledger.ts';
+import { tariffConsumption, tariffPrices } from '../../runtime/household/tariff-ledger.ts';
 import { findOr404 } from '../device-handlers.ts';
 import { addDeviceOperations, type KindResource } from '../device-operations.ts';
-import { detailJson } from '../../runtime/present.ts';
+import { detailJson } from '../../runtime/values/present.ts';
 
 const TARIFFS: KindResource = { kind: 'tariff', tag: 'Tariffs', segment: 'tariffs', idName: 'tariffId', noun: 'Tariff', label: 'tariff', schema: Tariff, page: TariffPage };
 

@@ -17,10 +17,10 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../log.ts';
 import type { DriverBinding } from '../../domain/device.ts';
 import { monotonicMs, type Clock } from '../../domain/time.ts';
-import type { PairingForm } from '../pairing-prober.ts';
+import type { PairingForm } from '../devices/pairing-prober.ts';
 import {
   VehicleLoginFailed, type ConnectableCar, type VehicleConnector, type VehicleLoginError, type VehicleLoginStart, type VehicleLoginState,
-} from '../vehicle-connector.ts';
+} from '../devices/vehicle-connector.ts';
 import { CardataLoginRefused, CardataPending, pollDeviceCode, startDeviceCode, type CardataTokens, type DeviceCodeStart } from './cardata-oauth.ts';
 import { CardataRestRefused, primaryVehicles, vehicleModel } from './cardata-rest.ts';
 import type { CloudEndpoints } from './cloud-runtime.ts';

@@ -7,7 +7,7 @@ import type { VEHICLE_VENDORS } from '../../domain/vocabulary.ts';
 type VehicleVendor = (typeof VEHICLE_VENDORS)[number];
 
 export interface CloudValueRule {
-  /** The hub's field (the vehicle names of src/runtime/present.ts: stateOfCharge, rangeKm, …). */
+  /** The hub's field (the vehicle names of src/runtime/values/present.ts: stateOfCharge, rangeKm, …). */
   field: string;
   as: 'number' | 'boolean' | 'string';
   /** A maker's word → the hub's word (charging states); a word not listed is not available. */

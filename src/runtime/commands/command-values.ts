@@ -1,8 +1,8 @@
 // From a command's payload to the value a device takes, for every driver family: a number in the
 // device's unit, a word of the device's vocabulary, a constant, or an encoded schedule.
 import type { CommandType } from '../../domain/vocabulary.ts';
-import type { CommandValue } from '../definition-parts.ts';
-import { round } from '../values.ts';
+import type { CommandValue } from '../families/definition-parts.ts';
+import { round } from '../values/values.ts';
 import { CommandFailure } from './executor.ts';
 import { encodeSchedule } from './schedules.ts';
 

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
-import type { ClockWatch } from '../clock-watch.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { CommandRecord } from '../../store/commands.ts';

@@ -2,7 +2,7 @@
 // command types that device's driver supports, and carrying one out until the device confirms.
 import type { DeviceRecord } from '../../domain/device.ts';
 import type { CommandType } from '../../domain/vocabulary.ts';
-import type { CommandValue } from '../definition-parts.ts';
+import type { CommandValue } from '../families/definition-parts.ts';
 
 /**
  * What a supported command takes, as far as its driver says: where its value comes from (a number's

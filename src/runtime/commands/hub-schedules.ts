@@ -24,7 +24,7 @@ import type { ScheduleEvent } from '../../domain/schedule-event.ts';
 import type { HubProgram, HubScheduleRecord } from '../../store/hub-schedules.ts';
 import type { Store } from '../../store/store.ts';
 import type { HubEvents } from '../events/hub-events.ts';
-import type { ClockWatch } from '../clock-watch.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 import { commandValues } from './command-values.ts';
 import { CommandFailure, type CommandExecutor, type CommandShape } from './executor.ts';
 import { occurrencesAround, programActions, programProblem, type Occurrence, type ProgramAction } from './hub-program.ts';

@@ -4,7 +4,7 @@
 // is queued while the broker is away: events are news, and old news is counted, not sent late.
 import type { DeviceRecord } from '../../domain/device.ts';
 import { formatTimestamp } from '../../domain/time.ts';
-import * as present from '../present.ts';
+import * as present from '../values/present.ts';
 import type { HubEvent, HubEvents } from './hub-events.ts';
 
 export interface EventSink {

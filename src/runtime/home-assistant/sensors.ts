@@ -13,7 +13,7 @@
 import type { DeviceRecord } from '../../domain/device.ts';
 import { formatTimestamp } from '../../domain/time.ts';
 import { BATTERY_CHARGING_STATES, CHARGER_CHARGING_STATES, PV_POWER_STATES, type DeviceKind } from '../../domain/vocabulary.ts';
-import { quotedCurrency } from '../present.ts';
+import { quotedCurrency } from '../values/present.ts';
 
 export interface SensorSpec {
   /** The key in the device's state JSON, and the entity's object id. */

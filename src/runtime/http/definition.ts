@@ -5,7 +5,7 @@
 // the Modbus family's field rules (sign, clamp, first-that-yields). Authentication, rate limits
 // and commands are data too; the engine (http-runtime.ts, http-reader.ts) needs nothing else.
 import type { CommandType, DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
-import type { CommandValue, SettingSpec, ValueRule } from '../definition-parts.ts';
+import type { CommandValue, SettingSpec, ValueRule } from '../families/definition-parts.ts';
 
 export interface HttpEndpoint {
   method?: 'GET' | 'POST';

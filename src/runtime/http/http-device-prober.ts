@@ -6,8 +6,8 @@
 import type { Clock } from '../../domain/time.ts';
 import type { DriverBinding } from '../../domain/device.ts';
 import { BATTERY_VENDORS, type DeviceKind } from '../../domain/vocabulary.ts';
-import { HOST_PATTERN, type DeviceConnectDomain, type DeviceProber, type ProbeOutcome } from '../device-prober.ts';
-import { PairingProbeError, type PairingForm } from '../pairing-prober.ts';
+import { HOST_PATTERN, type DeviceConnectDomain, type DeviceProber, type ProbeOutcome } from '../devices/device-prober.ts';
+import { PairingProbeError, type PairingForm } from '../devices/pairing-prober.ts';
 import { discoverHttp, type DiscoveredHttpDevice } from './http-discovery.ts';
 import { AuthRefusedError, HttpReader, HttpStatusError } from './http-reader.ts';
 import type { HttpDriverRegistry } from './http-registry.ts';

@@ -7,9 +7,9 @@ import type { DriverBinding } from '../../domain/device.ts';
 import type { Clock } from '../../domain/time.ts';
 import type { CommandType, DeviceKind } from '../../domain/vocabulary.ts';
 import { httpRequest, type HttpAnswer, type HttpTarget } from '../../transport/http-device.ts';
-import type { FieldRule } from '../definition-parts.ts';
-import { evaluateFields, type PointValues } from '../field-rules.ts';
-import { applyRule } from '../values.ts';
+import type { FieldRule } from '../families/definition-parts.ts';
+import { evaluateFields, type PointValues } from '../values/field-rules.ts';
+import { applyRule } from '../values/values.ts';
 import type { HttpDriverDefinition, HttpEndpoint, HttpFieldRule } from './definition.ts';
 import { httpSettingsOf, targetOf } from './http-registry.ts';
 

@@ -3,7 +3,7 @@
 import type { DriverBinding } from '../../domain/device.ts';
 import { fingerprintOf, type HttpTarget, type PinnedCertificate } from '../../transport/http-device.ts';
 import type { HttpDriverDefinition, HttpFieldRule } from './definition.ts';
-import { DefinitionRegistry } from '../definition-registry.ts';
+import { DefinitionRegistry } from '../families/definition-registry.ts';
 
 export class HttpDriverRegistry extends DefinitionRegistry<HttpDriverDefinition> {
   constructor(definitions: readonly HttpDriverDefinition[] = []) {

@@ -4,7 +4,7 @@
 import type { DriverBinding } from '../../domain/device.ts';
 import type { DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
 import type { LineOptions } from '../../transport/modbus-line.ts';
-import type { CommandValue, FieldRule, PointRef, Unit } from '../definition-parts.ts';
+import type { CommandValue, FieldRule, PointRef, Unit } from '../families/definition-parts.ts';
 
 export type { FieldRule, PointRef, Unit };
 

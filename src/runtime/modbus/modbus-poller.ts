@@ -13,8 +13,8 @@ import { ModbusExceptionError } from '../../transport/modbus-errors.ts';
 import type { LineOptions, Priority } from '../../transport/modbus-line.ts';
 import { DeviceReader } from './modbus-reader.ts';
 import type { DriverRegistry } from './modbus-registry.ts';
-import { StateWriter } from '../state-writer.ts';
-import { syncSessions } from '../driven-sync.ts';
+import { StateWriter } from '../devices/state-writer.ts';
+import { syncSessions } from '../devices/driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
 
 export interface SchedulerSettings {

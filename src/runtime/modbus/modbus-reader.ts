@@ -9,7 +9,7 @@ import type { DriverDefinition, FieldRule, KindMapping, PointDef } from './defin
 import { applyScale, decodeRaw, encodeValue, wordsOf } from './registers.ts';
 import { planReads, type Block, type Span } from './read-plan.ts';
 import { detectSunSpec, SUNSPEC_UNIT_IDS, type SunSpecModel } from './sunspec-detect.ts';
-import { evaluateFields, type PointValues } from '../field-rules.ts';
+import { evaluateFields, type PointValues } from '../values/field-rules.ts';
 import { parseRef, refsOfRules } from './point-ref.ts';
 
 interface Located { def: PointDef; addresses: number[]; sf?: { def: PointDef; address: number } }

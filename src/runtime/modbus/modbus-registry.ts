@@ -5,7 +5,7 @@ import type { DriverBinding } from '../../domain/device.ts';
 import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../../domain/vocabulary.ts';
 import type { CommandDef, DriverDefinition, FieldRule, PointDef, PointGroup } from './definition.ts';
 import { parseRef, refsOfRules } from './point-ref.ts';
-import { DefinitionRegistry } from '../definition-registry.ts';
+import { DefinitionRegistry } from '../families/definition-registry.ts';
 
 export class DriverRegistry extends DefinitionRegistry<DriverDefinition> {
   constructor(definitions: readonly DriverDefinition[] = []) {

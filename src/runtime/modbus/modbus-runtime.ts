@@ -8,7 +8,7 @@ import type { VendorCatalog } from '../../domain/vendors.ts';
 import type { Store } from '../../store/store.ts';
 import type { CommandRecord } from '../../store/commands.ts';
 import { LinePool } from '../../transport/line-pool.ts';
-import { DeviceUnreachableError, type Runtime } from '../live.ts';
+import { DeviceUnreachableError, type Runtime } from '../devices/live.ts';
 import type { DriverRegistry } from './modbus-registry.ts';
 import { DEFAULT_SCHEDULER_SETTINGS, PollScheduler, type SchedulerSettings } from './modbus-poller.ts';
 import { COMMAND_TYPES, type CommandType } from '../../domain/vocabulary.ts';

@@ -5,7 +5,7 @@
 // device confirms. The engine (mqtt-runtime.ts) needs nothing else, except for the few encoders a
 // device's own format calls for (schedule-encoders.ts), which are named here, not coded.
 import type { CommandType, DeviceKind, VendorDomain } from '../../domain/vocabulary.ts';
-import type { CommandValue, SettingSpec, Template, ValueRule } from '../definition-parts.ts';
+import type { CommandValue, SettingSpec, Template, ValueRule } from '../families/definition-parts.ts';
 
 export type { CommandValue, SettingSpec, Template, ValueRule };
 

@@ -13,7 +13,7 @@ import { abortedFailure, CommandFailure, DeviceNotReached } from '../commands/ex
 import { commandValues } from '../commands/command-values.ts';
 import type { CommandSpec } from './definition.ts';
 import type { MqttSession } from './mqtt-session.ts';
-import { decodePayload, valueAt } from '../values.ts';
+import { decodePayload, valueAt } from '../values/values.ts';
 import { boundedSignal } from '../bounded-signal.ts';
 
 /** How long a rejection waits for the reason the bridge publishes after it. */

@@ -3,8 +3,8 @@
 // on a topic (evcc's site/tariffGrid or any plain number). The probe listens on the topics the
 // user's answers describe (MqttRuntime.probe, as for a go-e charger) before the device is added.
 import type { DriverBinding } from '../../domain/device.ts';
-import type { DeviceConnectDomain, DeviceProber, ProbeOutcome } from '../device-prober.ts';
-import { PairingProbeError, type PairingForm } from '../pairing-prober.ts';
+import type { DeviceConnectDomain, DeviceProber, ProbeOutcome } from '../devices/device-prober.ts';
+import { PairingProbeError, type PairingForm } from '../devices/pairing-prober.ts';
 import { ProbeFailure, type MqttRuntime } from './mqtt-runtime.ts';
 
 /** An MQTT topic filter without wildcards, levels separated by `/` (the drivers' own pattern). */

@@ -1,7 +1,7 @@
 // Pairing over MQTT: the charger makers whose MQTT definitions can be paired from the hub's own page,
 // and the probe that listens on the topics the user's answers describe before the charger is added.
 import type { DriverBinding } from '../../domain/device.ts';
-import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../pairing-prober.ts';
+import { GO_E_PAIRING_FORM, PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../devices/pairing-prober.ts';
 import { ProbeFailure, type MqttRuntime } from './mqtt-runtime.ts';
 
 /** Per charger vendor: the definition that drives it and the form that fills its binding. */

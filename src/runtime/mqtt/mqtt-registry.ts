@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
 import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../../domain/vocabulary.ts';
 import type { Availability, MqttDriverDefinition } from './definition.ts';
-import { isTopicSafe, parsePath } from '../values.ts';
-import { DefinitionRegistry } from '../definition-registry.ts';
+import { isTopicSafe, parsePath } from '../values/values.ts';
+import { DefinitionRegistry } from '../families/definition-registry.ts';
 
 /** Placeholders every template may use besides the definition's settings. */
 const BUILT_IN = new Set(['value', 'correlation']);

@@ -8,7 +8,7 @@ import type { DeviceKind } from '../../domain/vocabulary.ts';
 import type { Logger } from '../../log.ts';
 import type { Availability, MqttDriverDefinition, StateTopic } from './definition.ts';
 import { settingsOf } from './mqtt-registry.ts';
-import { applyRule, decodePayload, fillTemplate, valueAt } from '../values.ts';
+import { applyRule, decodePayload, fillTemplate, valueAt } from '../values/values.ts';
 
 /** The setting value that listens on every dialect and follows the one the device is heard on. */
 export const AUTO_DIALECT = 'auto';

@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Db } from '../../store/db.ts';
 import type { StorageHealth } from '../../store/storage-health.ts';
 import { formatTimestamp } from '../../domain/time.ts';
-import type { ClockWatch } from '../clock-watch.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 
 export interface ProgressSource {
   /** Why progress has stalled, or null when it is fine; `monoMs` is monotonic (a duration's clock). */

@@ -5,7 +5,7 @@ import type { MetricsRegistry } from './metrics.ts';
 import type { BrokerLink } from '../../transport/broker-link.ts';
 import type { EventPublisher } from '../events/event-publisher.ts';
 import type { CommandWorker } from '../commands/command-worker.ts';
-import type { ClockWatch } from '../clock-watch.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 
 export function watchMqtt(broker: BrokerLink, publisher: EventPublisher | undefined, metrics: MetricsRegistry): void {
   metrics.gauge('hub_mqtt_connected', 'Whether the hub is connected to its MQTT broker (1) or not (0)', () => (broker.connected ? 1 : 0));

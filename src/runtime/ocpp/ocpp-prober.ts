@@ -8,7 +8,7 @@ import { generatePassword } from '../../domain/ocpp-password.ts';
 import { gatewayHost } from '../../domain/device-address.ts';
 import type { Store } from '../../store/store.ts';
 import type { OcppRuntime } from './ocpp-runtime.ts';
-import { PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../pairing-prober.ts';
+import { PairingProbeError, type ChargerProber, type PairingForm, type ProbedCharger } from '../devices/pairing-prober.ts';
 
 /** The makers paired over OCPP, in the order of the vendor catalog. */
 export const OCPP_PAIRABLE_VENDORS = ['EASEE', 'ZAPTEC'] as const;

@@ -10,17 +10,17 @@ import type { Store } from '../../store/store.ts';
 import type { HandshakeVerdict, OcppConnection, OcppEndpoint } from '../../transport/ocpp-endpoint.ts';
 import type { AuthFailures } from '../auth-failures.ts';
 import { CommandFailure, type CommandExecutor, type CommandShape } from '../commands/executor.ts';
-import { sessionTable, syncSessions } from '../driven-sync.ts';
+import { sessionTable, syncSessions } from '../devices/driven-sync.ts';
 import type { HubEvents } from '../events/hub-events.ts';
-import { DeviceUnreachableError } from '../live.ts';
-import { StateWriter } from '../state-writer.ts';
+import { DeviceUnreachableError } from '../devices/live.ts';
+import { StateWriter } from '../devices/state-writer.ts';
 import { attachHandlers } from './ocpp-handlers.ts';
 import { MAX_CURRENT_A, MIN_CURRENT_A, OCPP_COMMANDS, runOcppCommand } from './ocpp-commands.ts';
 import { OcppSession } from './ocpp-session.ts';
 import { OcppPairing } from './ocpp-pairing.ts';
 import { OcppAuthenticator, type OcppAuthStats } from './ocpp-auth.ts';
 import type { OcppQuirks } from './definition.ts';
-import type { ClockWatch } from '../clock-watch.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 
 export interface OcppRuntimeSettings {
   flushMs: number;

@@ -17,7 +17,7 @@ import { CloudRuntime } from '../../../src/runtime/cloud/cloud-runtime.ts';
 import type { CloudStatus } from '../../../src/runtime/cloud/cloud-session.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
 import { CardataAuthSim, cardataMessage } from '../../../src/sim/cloud/cardata-auth-sim.ts';
-import { vehicleDetail } from '../../../src/runtime/present.ts';
+import { vehicleDetail } from '../../../src/runtime/values/present.ts';
 import { startBroker, type TestBroker } from '../../support/broker.ts';
 import { startTakeoverBroker } from '../../support/takeover-broker.ts';
 import { makeCertificates } from '../../support/tls.ts';

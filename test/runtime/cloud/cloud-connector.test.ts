@@ -10,7 +10,7 @@ import { systemClock } from '../../../src/domain/time.ts';
 import { CloudConnector } from '../../../src/runtime/cloud/cloud-connector.ts';
 import { BMW_CARDATA_ENDPOINTS, type CardataEndpoints } from '../../../src/runtime/cloud/cardata-oauth.ts';
 import { VOLVO_ENDPOINTS, type VolvoEndpoints } from '../../../src/runtime/cloud/volvo-api.ts';
-import { VehicleLoginFailed, type VehicleLoginState } from '../../../src/runtime/vehicle-connector.ts';
+import { VehicleLoginFailed, type VehicleLoginState } from '../../../src/runtime/devices/vehicle-connector.ts';
 import type { CardataAuthSimOptions } from '../../../src/sim/cloud/cardata-auth-sim.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
 import { browse, cardataLoginService, volvoService } from '../../support/cloud-sims.ts';

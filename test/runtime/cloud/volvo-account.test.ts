@@ -16,7 +16,7 @@ import type { CloudStatus } from '../../../src/runtime/cloud/cloud-session.ts';
 import { authorizeUrl, exchangeCode } from '../../../src/runtime/cloud/volvo-api.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
 import { VolvoApiSim } from '../../../src/sim/cloud/volvo-api-sim.ts';
-import { vehicleDetail } from '../../../src/runtime/present.ts';
+import { vehicleDetail } from '../../../src/runtime/values/present.ts';
 import { makeCertificates } from '../../support/tls.ts';
 
 const XC40 = { id: '0b5c4a2e-6a43-4b8e-9d43-9b2f6f4c1c01', vin: 'YV1XZK9V0R0000011' };

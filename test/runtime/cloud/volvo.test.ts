@@ -12,7 +12,7 @@ import { CloudRuntime } from '../../../src/runtime/cloud/cloud-runtime.ts';
 import type { CloudStatus } from '../../../src/runtime/cloud/cloud-session.ts';
 import { authorizeUrl, exchangeCode, volvoVehicles } from '../../../src/runtime/cloud/volvo-api.ts';
 import { builtInCloudDrivers } from '../../../drivers/cloud/index.ts';
-import { vehicleDetail } from '../../../src/runtime/present.ts';
+import { vehicleDetail } from '../../../src/runtime/values/present.ts';
 import { browse, volvoService } from '../../support/cloud-sims.ts';
 import { until } from '../support.ts';
 

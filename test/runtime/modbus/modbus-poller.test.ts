@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SiteModel } from '../../../src/sim/site-model.ts';
 import { sunspecBattery, sunspecInverter, sunspecMeter } from '../../../src/sim/sunspec-sims.ts';
-import { DeviceUnreachableError } from '../../../src/runtime/live.ts';
+import { DeviceUnreachableError } from '../../../src/runtime/devices/live.ts';
 import type { PollResult } from '../../../src/runtime/modbus/modbus-poller.ts';
 import { device, hubWith, simOn, until } from '../support.ts';
 

@@ -14,7 +14,7 @@ import { drivenRecord, startMqttHub, type MqttHub } from '../../support/mqtt-hub
 import { createTestHub } from '../../support/hub.ts';
 import { HubRuntime } from '../../../src/runtime/hub-runtime.ts';
 import { ModbusRuntime } from '../../../src/runtime/modbus/modbus-runtime.ts';
-import { DeviceUnreachableError } from '../../../src/runtime/live.ts';
+import { DeviceUnreachableError } from '../../../src/runtime/devices/live.ts';
 import type { CommandWorker } from '../../../src/runtime/commands/command-worker.ts';
 import type { DeviceWatcher } from '../../../src/runtime/events/device-watcher.ts';
 import { builtInDrivers } from '../../../drivers/modbus/index.ts';

@@ -1,10 +1,10 @@
 // What the API needs from the runtime: live reads for refresh, and word of new commands and
 // deletions. The daemon wires the scheduler and the command worker in; without drivers the hub
 // answers from what it has stored and claims no live contact.
-import type { DeviceRecord } from '../domain/device.ts';
-import type { CommandRecord } from '../store/commands.ts';
-import type { CommandType } from '../domain/vocabulary.ts';
-import type { CommandShape } from './commands/executor.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { CommandRecord } from '../../store/commands.ts';
+import type { CommandType } from '../../domain/vocabulary.ts';
+import type { CommandShape } from '../commands/executor.ts';
 
 export class DeviceUnreachableError extends Error {
   constructor(readonly deviceId: string, reason: string) {

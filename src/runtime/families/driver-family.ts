@@ -5,13 +5,13 @@
 // list of families (src/driver-families.ts) and nothing here changes.
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { DeviceRecord } from '../domain/device.ts';
-import type { CommandExecutor } from './commands/executor.ts';
-import type { ChargerProber } from './pairing-prober.ts';
-import type { DeviceProber } from './device-prober.ts';
-import type { VehicleConnector } from './vehicle-connector.ts';
-import type { HealthMonitor } from './observability/health.ts';
-import type { MetricsRegistry } from './observability/metrics.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { CommandExecutor } from '../commands/executor.ts';
+import type { ChargerProber } from '../devices/pairing-prober.ts';
+import type { DeviceProber } from '../devices/device-prober.ts';
+import type { VehicleConnector } from '../devices/vehicle-connector.ts';
+import type { HealthMonitor } from '../observability/health.ts';
+import type { MetricsRegistry } from '../observability/metrics.ts';
 
 /** The runtime that drives one family's devices: what the daemon and the API's calls (HubRuntime) ask of it. */
 export interface FamilyRuntime {

@@ -1,6 +1,6 @@
 // Field rules: from decoded point values to API fields, in the API's units and enums. Rules of a
 // field are tried in order and the first that yields a value wins; a field nothing yields is absent.
-import type { FieldRule } from './definition-parts.ts';
+import type { FieldRule } from '../families/definition-parts.ts';
 import { convertUnit } from './units.ts';
 
 export type PointValues = Map<string, number | string | undefined>;

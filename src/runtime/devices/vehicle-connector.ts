@@ -9,7 +9,7 @@
 // Volvo ID and comes back to the hub's callback, handed to callback()) → progress() is 'loggedIn'
 // with the account's cars, each with the binding that reads it → the page adds the chosen car.
 // Logins live in memory only: a hub restarted meanwhile has forgotten them, and the owner starts again.
-import type { DriverBinding } from '../domain/device.ts';
+import type { DriverBinding } from '../../domain/device.ts';
 import type { PairingForm } from './pairing-prober.ts';
 
 /** What the page shows once a login has begun. */

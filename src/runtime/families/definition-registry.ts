@@ -1,8 +1,8 @@
 // What every driver family's registry does alike (Modbus, MQTT, HTTP): one definition per binding
 // `type`, checked when it is registered, refused loudly when unknown or registered twice, and its
 // makers entered in the vendor catalog. Each family adds how a binding becomes its definition.
-import type { VendorCatalog } from '../domain/vendors.ts';
-import type { VendorDomain } from '../domain/vocabulary.ts';
+import type { VendorCatalog } from '../../domain/vendors.ts';
+import type { VendorDomain } from '../../domain/vocabulary.ts';
 
 export class UnknownDriverError extends Error {
   constructor(family: string, type: string, known: string[]) {

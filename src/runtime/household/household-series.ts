@@ -8,12 +8,12 @@
 // undated and are dated once it is set (ClockWatch.wallAt), so no point carries a wrong time and
 // none is lost. A step closes the 5 minutes under way: a point never mixes samples of two clocks.
 import type { Logger } from 'pino';
-import type { DeviceRecord } from '../domain/device.ts';
-import { monotonicMs, type Clock } from '../domain/time.ts';
-import type { Store } from '../store/store.ts';
-import { POINT_MS, SERIES_WINDOW_MS, type HouseholdPoint } from '../store/household-series.ts';
-import type { ClockWatch } from './clock-watch.ts';
-import type { HubEvents } from './events/hub-events.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import { monotonicMs, type Clock } from '../../domain/time.ts';
+import type { Store } from '../../store/store.ts';
+import { POINT_MS, SERIES_WINDOW_MS, type HouseholdPoint } from '../../store/household-series.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
+import type { HubEvents } from '../events/hub-events.ts';
 import { householdFlows, type HouseholdFlows } from './household-flows.ts';
 
 /** How often the flows are sampled: 30 samples a point, cheap for a few dozen devices. */

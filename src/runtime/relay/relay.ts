@@ -5,11 +5,11 @@
 // needs a valid key like any other; the relay is never treated as local or trusted.
 import type { MqttClient, IPublishPacket } from 'mqtt';
 import type { Hono } from 'hono';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../log.ts';
 import { EventEmitter } from 'node:events';
 import { createHash } from 'node:crypto';
-import type { MqttEndpoint } from '../transport/mqtt-connection.ts';
-import { BrokerLink } from '../transport/broker-link.ts';
+import type { MqttEndpoint } from '../../transport/mqtt-connection.ts';
+import { BrokerLink } from '../../transport/broker-link.ts';
 import { errorResponse, isValidRelayRequest, parseRelayRequest, requestFingerprint, type RelayResponse, type ValidRelayRequest } from './relay-request.ts';
 import { DEFAULT_REPLAY_LIMITS, ReplayMemory, type ReplayLimits } from './relay-replay.ts';
 import { RelayKeyGuard } from './relay-key-guard.ts';

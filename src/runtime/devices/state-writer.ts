@@ -5,13 +5,13 @@
 // read-only) keeps its batch, and readers keep seeing it (devices.ts keepLive); the next flush after
 // the card takes writes again writes it. It never throws for a storage fault: it runs from timers
 // and event handlers.
-import { stampedStaticData, type DeviceRecord } from '../domain/device.ts';
-import { ownMakerModel } from '../domain/maker.ts';
-import { formatTimestamp } from '../domain/time.ts';
-import type { DeviceRepository } from '../store/devices.ts';
-import type { Db } from '../store/db.ts';
-import type { StorageHealth } from '../store/storage-health.ts';
-import type { HubEvents } from './events/hub-events.ts';
+import { stampedStaticData, type DeviceRecord } from '../../domain/device.ts';
+import { ownMakerModel } from '../../domain/maker.ts';
+import { formatTimestamp } from '../../domain/time.ts';
+import type { DeviceRepository } from '../../store/devices.ts';
+import type { Db } from '../../store/db.ts';
+import type { StorageHealth } from '../../store/storage-health.ts';
+import type { HubEvents } from '../events/hub-events.ts';
 
 interface Written {
   /** JSON of the state without its lastUpdated stamp: what "changed" is compared on. */

@@ -9,12 +9,12 @@
 // clock is set, each tariff's current price is recorded from then. The first counter of a meter after
 // a step of the clock is marked (clock_step): the hour ending there spans time the clock did not
 // measure, and is left out of the consumption rather than booked multiplied or on the wrong day.
-import type { DeviceRecord } from '../domain/device.ts';
-import { formatTimestamp, systemClock, type Clock } from '../domain/time.ts';
-import type { Store } from '../store/store.ts';
-import type { MeterHour, PriceRow } from '../store/tariff-ledger.ts';
-import type { HubEvents } from './events/hub-events.ts';
-import type { ClockWatch } from './clock-watch.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import { formatTimestamp, systemClock, type Clock } from '../../domain/time.ts';
+import type { Store } from '../../store/store.ts';
+import type { MeterHour, PriceRow } from '../../store/tariff-ledger.ts';
+import type { HubEvents } from '../events/hub-events.ts';
+import type { ClockWatch } from '../clock/clock-watch.ts';
 
 const QUARTER_MS = 15 * 60_000;
 const HOUR_MS = 60 * 60_000;

@@ -4,7 +4,7 @@
 // path may try to climb out of /v1.0.0/. Each refusal is an answer (the API's error body), never a
 // throw: one careless partner must not end the hub for every household behind it.
 import { createHash } from 'node:crypto';
-import type { ValidationError } from '../domain/validation.ts';
+import type { ValidationError } from '../../domain/validation.ts';
 
 export interface RelayResponse {
   status: number;

@@ -9,8 +9,8 @@
 // that it is known to be wrong (1970 on a fresh image) and is not spread: 'trusted' is emitted once
 // when it becomes right.
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../log.ts';
-import { formatTimestamp, monotonicMs, type Clock } from '../domain/time.ts';
+import type { Logger } from '../../log.ts';
+import { formatTimestamp, monotonicMs, type Clock } from '../../domain/time.ts';
 
 export interface ClockStep {
   /** How far the wall clock moved against the monotonic one: positive forward, negative back. */

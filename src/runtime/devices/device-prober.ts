@@ -3,8 +3,8 @@
 // finds and reads the device those fields describe. The charger page's ChargerProber, for the other
 // kinds: the page knows nothing of Modbus, HTTP or MQTT; each family that reaches a domain's makers
 // gives a prober (src/driver-families.ts), and several are one through combinedDeviceProber.
-import type { DriverBinding } from '../domain/device.ts';
-import type { DeviceKind, HvacType } from '../domain/vocabulary.ts';
+import type { DriverBinding } from '../../domain/device.ts';
+import type { DeviceKind, HvacType } from '../../domain/vocabulary.ts';
 import { PairingProbeError, type PairingForm } from './pairing-prober.ts';
 
 /** The domains of available-vendors whose devices are connected through a DeviceProber. */

@@ -1,7 +1,7 @@
 // What the pairing page needs from the drivers: which charger vendors can be paired, the fields the
 // user fills in for each, and a probe that reaches the charger those fields describe. The pairing
 // page knows nothing of MQTT or Modbus; a prober per transport implements this.
-import type { DriverBinding } from '../domain/device.ts';
+import type { DriverBinding } from '../../domain/device.ts';
 
 export interface PairingField {
   /** The form field's name; its label and help text live in the translations under the vendor. */

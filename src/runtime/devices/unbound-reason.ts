@@ -1,7 +1,7 @@
 // Why a device that no driver family drives is offline (decisions §5: imported devices no driver
 // reaches are shown offline), in words a household understands: it has no binding at all, or it is a
 // car reached only through the charger it charges at.
-import { CHARGER_BINDING, type DeviceRecord } from '../domain/device.ts';
+import { CHARGER_BINDING, type DeviceRecord } from '../../domain/device.ts';
 
 /**
  * Makers whose cloud refuses the bridges the hub's vehicle drivers go through (README, "Makers'

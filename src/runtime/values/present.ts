@@ -1,11 +1,11 @@
 // Turns the hub's records into the exact JSON shapes of the specification. Absent values are left
 // out rather than sent as null.
-import type { DeviceRecord } from '../domain/device.ts';
-import type { CommandRecord } from '../store/commands.ts';
-import type { Page } from '../store/devices.ts';
-import type { HouseholdPoint } from '../store/household-series.ts';
-import { formatTimestamp } from '../domain/time.ts';
-import { capableModes, currentMode, type Offers } from './commands/hvac-modes.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import type { CommandRecord } from '../../store/commands.ts';
+import type { Page } from '../../store/devices.ts';
+import type { HouseholdPoint } from '../../store/household-series.ts';
+import { formatTimestamp } from '../../domain/time.ts';
+import { capableModes, currentMode, type Offers } from '../commands/hvac-modes.ts';
 
 type Json = Record<string, unknown>;
 

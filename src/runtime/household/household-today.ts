@@ -2,10 +2,10 @@
 // serves (store.householdSeries, the same points), the cost from the hourly consumption the tariff API
 // serves (tariffConsumption) and the price now and the cheapest hours ahead from its prices
 // (tariffPrices). Read from the same functions as the API, so the page's figures are the API's.
-import type { DeviceRecord } from '../domain/device.ts';
-import { formatTimestamp } from '../domain/time.ts';
-import type { Store } from '../store/store.ts';
-import { POINT_MS, type HouseholdPoint } from '../store/household-series.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
+import { formatTimestamp } from '../../domain/time.ts';
+import type { Store } from '../../store/store.ts';
+import { POINT_MS, type HouseholdPoint } from '../../store/household-series.ts';
 import { tariffConsumption, tariffPrices, type PriceJson } from './tariff-ledger.ts';
 
 const HOUR_MS = 3_600_000;

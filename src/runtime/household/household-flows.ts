@@ -1,7 +1,7 @@
 // What a household does right now, from its devices' live values: PV production, the grid, the
 // battery, the car, and what the house itself draws. The live page shows it and the 5-minute curves
 // are made of it. Offline devices count for nothing: their last values are stale.
-import type { DeviceRecord } from '../domain/device.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
 
 /** kW; grid positive while importing, battery positive while charging. Undefined: no device says. */
 export interface HouseholdFlows {

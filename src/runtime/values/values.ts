@@ -1,7 +1,7 @@
 // From MQTT payloads to API values and back: paths into JSON, numbers with units, enum maps, and
 // topic/payload templates filled from a binding's settings.
 import { convertUnit } from './units.ts';
-import type { ValueRule } from './definition-parts.ts';
+import type { ValueRule } from '../families/definition-parts.ts';
 
 /** A step of a path: a key, an index, every element (`[*]`), or the first element whose key has
  * a value (`[measurementType=net-consumption]`). */

@@ -1,6 +1,6 @@
 // Both runtimes keep one session per device they drive and re-read the store now and then: devices
 // added elsewhere (import, CLI, pairing) get a session, changed bindings a new one, deleted ones none.
-import type { DeviceRecord } from '../domain/device.ts';
+import type { DeviceRecord } from '../../domain/device.ts';
 
 export interface SessionTable {
   handles(device: DeviceRecord): boolean;

@@ -4,9 +4,9 @@
 // until then instead (household-series.ts, tariff-ledger.ts); these records cannot wait: a key, a
 // command, a charging session are stored when they happen.
 import type { Logger } from 'pino';
-import { formatTimestamp, monotonicMs, type Clock } from '../domain/time.ts';
-import type { Store } from '../store/store.ts';
-import { restampWindow } from '../store/restamp.ts';
+import { formatTimestamp, monotonicMs, type Clock } from '../../domain/time.ts';
+import type { Store } from '../../store/store.ts';
+import { restampWindow } from '../../store/restamp.ts';
 import type { ClockWatch } from './clock-watch.ts';
 
 /** Call before anything is stamped at start; a clock trusted already needs nothing. */

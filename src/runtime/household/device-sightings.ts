@@ -2,7 +2,7 @@
 // driver wrote (the state writer's `update` events). A device's stored lastUpdated may be imported
 // or written by another process, so the household page's "no answer since" uses this time alone,
 // and says nothing of a time for a device it has not heard from since it started.
-import type { HubEvents } from './events/hub-events.ts';
+import type { HubEvents } from '../events/hub-events.ts';
 
 export class DeviceSightings {
   private readonly seen = new Map<string, number>();
