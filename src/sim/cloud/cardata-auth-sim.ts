@@ -43,6 +43,7 @@ export class CardataAuthSim extends HttpDeviceSim {
   /** REST calls made (BMW allows 50 a day); over `restLimit`, CU-429. */
   restCalls = 0;
   restLimit = 50;
+  /** Device codes by code; their expiry is a duration from issue, on the monotonic clock. */
   private readonly challenges = new Map<string, { challenge: string; expiresAtMs: number }>();
 
   constructor(private readonly options: CardataAuthSimOptions) {
@@ -59,7 +60,7 @@ export class CardataAuthSim extends HttpDeviceSim {
       if (form.get('code_challenge_method') !== 'S256' || !form.get('code_challenge')) return oauthError(400, 'invalid_request', 'PKCE required');
       const deviceCode = `device-${randomBytes(8).toString('hex')}`;
       const expiresIn = this.options.deviceCodeExpiresInSeconds ?? 300;
-      this.challenges.set(deviceCode, { challenge: form.get('code_challenge')!, expiresAtMs: Date.now() + expiresIn * 1000 });
+      this.challenges.set(deviceCode, { challenge: form.get('code_challenge')!, expiresAtMs: performance.now() + expiresIn * 1000 });
       return json({
         user_code: 'ABCD-EFGH', device_code: deviceCode, interval: 1, expires_in: expiresIn,
         verification_uri: 'https://customer.bmwgroup.com/oneid/link', verification_uri_complete: 'https://customer.bmwgroup.com/oneid/link?user_code=ABCD-EFGH',
@@ -71,7 +72,7 @@ export class CardataAuthSim extends HttpDeviceSim {
       const issued = this.challenges.get(form.get('device_code') ?? '');
       if (!issued) return oauthError(400, 'invalid_grant', 'unknown device code');
       if (createHash('sha256').update(form.get('code_verifier') ?? '').digest('base64url') !== issued.challenge) return oauthError(400, 'invalid_grant', 'PKCE verification failed');
-      if (Date.now() >= issued.expiresAtMs) return oauthError(400, 'expired_token', 'the device code has expired');
+      if (performance.now() >= issued.expiresAtMs) return oauthError(400, 'expired_token', 'the device code has expired');
       if (this.declined) return oauthError(400, 'access_denied', 'the user declined');
       if (!this.approved) return oauthError(400, 'authorization_pending', 'the user has not approved yet');
       this.challenges.delete(form.get('device_code')!);

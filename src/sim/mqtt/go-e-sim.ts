@@ -33,7 +33,8 @@ export class GoESim extends MqttDeviceSim {
   readonly state: GoEState = { car: 1, amp: 16, frc: 0, pnp: 3, powerW: 0, typ: 'go-eCharger', fna: 'Garage' };
   readonly base: string;
   readonly firmware: 'current' | 'captured';
-  private readonly bootedAt = Date.now();
+  /** rbt counts from the boot on a clock that never steps (a charger's uptime), as a duration. */
+  private readonly bootedAt = performance.now();
   private timer: NodeJS.Timeout | undefined;
   /** Called after the charger's state changed (plugged, stopped, started, another current): a car that follows it. */
   onChange: ((state: Readonly<GoEState>) => void) | undefined;
@@ -75,7 +76,7 @@ export class GoESim extends MqttDeviceSim {
 
   /** rbt: time since boot in ms, as the charger publishes every second. */
   async tick(): Promise<void> {
-    await this.publish(this.t('rbt'), String(Date.now() - this.bootedAt));
+    await this.publish(this.t('rbt'), String(Math.round(performance.now() - this.bootedAt)));
   }
 
   override async stop(): Promise<void> {
