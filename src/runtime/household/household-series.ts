@@ -83,21 +83,31 @@ export class HouseholdSeries {
     return householdFlows([...this.devices.values()].filter((d) => d.userId === userId));
   }
 
-  /** Takes one sample of every household; a sample in new 5 minutes closes the point before. */
+  /**
+   * Takes one sample of every household; a sample in new 5 minutes closes the point before. The
+   * devices are grouped by household in one pass: asking each household for its own devices among
+   * all of them was households × devices (3,000 × 10,000 every 10 s on a fleet hub, which slowed
+   * every answer while it ran).
+   */
   sample(): void {
-    const users = new Set([...this.devices.values()].map((d) => d.userId));
+    const households = new Map<string, DeviceRecord[]>();
+    for (const device of this.devices.values()) {
+      const own = households.get(device.userId);
+      if (own) own.push(device);
+      else households.set(device.userId, [device]);
+    }
     const watch = this.deps.clockWatch;
     if (watch && !watch.trusted) {
       const monoMs = monotonicMs(this.deps.clock);
-      for (const userId of users) {
+      for (const [userId, devices] of households) {
         let samples = this.undated.get(userId);
         if (!samples) this.undated.set(userId, (samples = []));
-        samples.push({ monoMs, flows: this.flowsOf(userId) });
+        samples.push({ monoMs, flows: householdFlows(devices) });
       }
       return;
     }
     const nowMs = this.deps.clock.now();
-    for (const userId of users) this.add(userId, nowMs, this.flowsOf(userId));
+    for (const [userId, devices] of households) this.add(userId, nowMs, householdFlows(devices));
   }
 
   /** Adds a user's sample taken at `atMs` (wall time) to its 5 minutes, closing the point before. */
