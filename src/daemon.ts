@@ -262,10 +262,10 @@ export class Daemon {
     this.telemetryTimer.unref();
   }
 
-  /** Writes the devices' latest values; a card that refuses keeps them in memory for later. */
-  private persistTelemetry(store: Store): void {
+  /** Writes the devices' latest values (`atStop`: with the stamps reads confirmed); a card that refuses keeps them in memory for later. */
+  private persistTelemetry(store: Store, atStop = false): void {
     try {
-      store.devices.persistLive();
+      store.devices.persistLive(atStop);
       store.householdSeries.persist();
     } catch (err) {
       if (!store.storage.report(err)) {
@@ -508,7 +508,7 @@ export class Daemon {
     this.telemetryTimer = undefined;
     // The drivers' last values, written before the database closes (unless the card refuses them:
     // then they are lost, as at a power cut, and the hub still stops cleanly).
-    if (this.store) this.persistTelemetry(this.store);
+    if (this.store) this.persistTelemetry(this.store, true);
     this.store?.close();
     this.store = undefined;
     this.lock?.release();

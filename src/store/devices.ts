@@ -287,7 +287,7 @@ export class DeviceRepository {
   /**
    * A read confirmed a device's values at `lastUpdatedMs`: readers see the newer stamp at once (a
    * meter read every 2 s does not show a time from before a clock step), and it reaches the table
-   * with the device's next change, never on its own.
+   * with the device's next change or at a clean stop (persistLive), never on its own.
    */
   confirmLive(id: string, state: Record<string, unknown> | null, isOnline: boolean, lastUpdatedMs: number): void {
     const held = this.live.get(id);
@@ -296,9 +296,13 @@ export class DeviceRepository {
     this.records.delete(id);
   }
 
-  /** Writes all live telemetry to the table, in one transaction; returns how many devices. */
-  persistLive(): number {
-    const batch = [...this.live].filter(([, live]) => !live.confirmedOnly);
+  /**
+   * Writes all live telemetry to the table, in one transaction; returns how many devices. `atStop`
+   * (a clean stop) writes confirmed stamps too: the restarted hub shows when the values were last
+   * measured, at the cost of one row per device once, not one per read.
+   */
+  persistLive(atStop = false): number {
+    const batch = [...this.live].filter(([, live]) => atStop || !live.confirmedOnly);
     if (batch.length === 0) return 0;
     this.db.transaction(() => {
       for (const [id, live] of batch) this.writeState.run(stateRow(id, live.state, live.isOnline, live.lastUpdatedMs));

@@ -33,6 +33,9 @@ test('the first read stamps lastUpdated although no value changed; unchanged rea
   assert.equal(store.devices.get(BAT)!.lastUpdatedMs, now + 60_000, 'readers see the read that confirmed the values');
   assert.equal(store.devices.get(BAT)!.state!['lastUpdated'], '2026-06-21T12:01:00Z');
   assert.equal(store.devices.persistLive(), 0, 'a confirmation alone is never written');
+  assert.equal(store.devices.persistLive(true), 1, 'but a clean stop writes it, once');
+  assert.equal(stored(store), now + 60_000, 'the restarted hub shows when the values were last measured');
+  assert.equal(store.devices.persistLive(true), 0, 'nothing left to write');
 });
 
 test('after the clock steps, an unchanged value polled every 2 s shows the time of the latest poll, not one from before the step', (t) => {
