@@ -4,7 +4,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { Agent, request as httpRequest } from 'node:http';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -176,46 +176,101 @@ test('broken chunked framing is the client\'s fault: a 400, a 4xx in the log and
   assert.equal(logged().filter((line) => Number(line['level']) >= 50).length, 0, 'nothing logged at error level');
 });
 
-test('a GET with a body, sent chunked while the answer is written, leaves its kept-alive connection sound for the next request', async (t) => {
+/** Follows the answers arriving on a raw socket: `answered(n)` resolves once n whole answers (by their Content-Length) are in. */
+function answersOn(socket: Socket) {
+  let received = '';
+  const count = () => {
+    let whole = 0;
+    let rest = received;
+    for (;;) {
+      const head = rest.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: (\d+)\r\n/i.exec(rest.slice(0, head));
+      if (head < 0 || !length || rest.length - head - 4 < Number(length[1])) return whole;
+      whole++;
+      rest = rest.slice(head + 4 + Number(length[1]));
+    }
+  };
+  let waiting: (() => void) | undefined;
+  let failure: Error | undefined;
+  socket.on('data', (data: Buffer) => { received += data.toString('latin1'); waiting?.(); });
+  socket.on('error', (err) => { failure = err; waiting?.(); });
+  socket.on('close', () => waiting?.());
+  const answered = (n: number) => new Promise<void>((resolve, reject) => {
+    waiting = () => {
+      if (count() >= n) resolve();
+      else if (socket.destroyed) reject(new Error(`the connection ended (${failure?.message ?? 'closed'}) after ${count()} answers: ${received.slice(0, 200)}`));
+    };
+    waiting();
+  });
+  return { answered, received: () => received };
+}
+
+const HVACS = '/v1.0.0/users/u1/hvacs';
+const chunkOf = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
+
+test('a GET with a body, sent chunked while the answer is written, leaves its kept-alive connection sound for the next request', { timeout: 20_000 }, async (t) => {
   const { port } = await startDaemon(t);
-  const chunk = (data: Buffer) => Buffer.concat([Buffer.from(`${data.length.toString(16)}\r\n`), data, Buffer.from('\r\n')]);
   const piece = bodyOf(16 * 1024);
   for (let i = 0; i < 20; i++) {
     const socket = connect(port, '127.0.0.1');
     t.after(() => socket.destroy());
-    let received = '';
-    // Whole answers received: each head's Content-Length of body has arrived.
-    const answers = () => {
-      let count = 0;
-      let rest = received;
-      for (;;) {
-        const head = rest.indexOf('\r\n\r\n');
-        const length = /\r\ncontent-length: (\d+)\r\n/i.exec(rest.slice(0, head));
-        if (head < 0 || !length || rest.length - head - 4 < Number(length[1])) return count;
-        count++;
-        rest = rest.slice(head + 4 + Number(length[1]));
-      }
-    };
-    const answered = (count: number) => new Promise<void>((resolve, reject) => {
-      const check = () => {
-        if (answers() >= count) return resolve();
-        if (socket.destroyed) reject(new Error(`the connection ended after ${answers()} answers: ${received.slice(0, 200)}`));
-      };
-      socket.on('data', (data: Buffer) => { received += data.toString(); check(); });
-      socket.on('close', check);
-      socket.on('error', () => {});
-      check();
-    });
-    socket.write(`GET /v1.0.0/users/u1/hvacs HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
-    socket.write(chunk(piece));
+    const { answered, received } = answersOn(socket);
+    socket.write(`GET ${HVACS} HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\nTransfer-Encoding: chunked\r\n\r\n`);
+    socket.write(chunkOf(piece));
     await answered(1);
     // The rest of the 200 KB body comes after the answer, then the next request on the same connection.
-    for (let sent = piece.length; sent < 200 * 1024; sent += piece.length) socket.write(chunk(piece));
+    for (let sent = piece.length; sent < 200 * 1024; sent += piece.length) socket.write(chunkOf(piece));
     socket.write('0\r\n\r\n');
-    socket.write(`GET /v1.0.0/users/u1/hvacs HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\n\r\n`);
-    if (/\r\nconnection: close\r\n/i.test(received)) continue; // a connection the hub will not keep says so
+    socket.write(`GET ${HVACS} HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\n\r\n`);
+    if (/\r\nconnection: close\r\n/i.test(received())) continue; // a connection the hub will not keep says so
     await answered(2);
-    assert.match(received.slice(received.lastIndexOf('HTTP/1.1 ')), /^HTTP\/1\.1 200 /, `try ${i}`);
+    assert.match(received().slice(received().lastIndexOf('HTTP/1.1 ')), /^HTTP\/1\.1 200 /, `try ${i}`);
+    socket.destroy();
+  }
+});
+
+// Issue 32, item 3, as a client sends it: a keep-alive agent's GET with a body (chunked or with a
+// length), then the next request on the same socket; and the whole exchange written at once. Every
+// try must end in two 200s, on the same socket unless the first answer said Connection: close
+// (RFC 9112 9.6). The report's 200 KB gets 50 tries a framing, the sizes around it a few. The report
+// saw 8 of 50 fail; on Node 20 neither this code nor the code before its drain (f58b52d^) fails any,
+// so this pins what holds: a reset or a stalled body after the answer fails it.
+test('a GET with a body from a keep-alive agent, or written whole with the next request, never breaks that next request', { timeout: 20_000 }, async (t) => {
+  const { daemon, port } = await startDaemon(t);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  t.after(() => agent.destroy());
+  const get = (body?: Buffer, chunked = false) => new Promise<{ status: number; connection?: string; socket: unknown }>((resolve, reject) => {
+    const headers: Record<string, string> = { 'x-api-key': KEY };
+    // Named explicitly: Node's client sends a GET's body with no framing at all otherwise.
+    if (body) headers[chunked ? 'transfer-encoding' : 'content-length'] = chunked ? 'chunked' : String(body.length);
+    const req = httpRequest(`${daemon.url}${HVACS}`, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, connection: res.headers.connection, socket: req.socket }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+  for (const [size, tries] of [[LIMIT + 1, 5], [200 * 1024, 50], [2 * 1024 * 1024, 5]] as const) {
+    for (const chunked of [true, false]) {
+      for (let i = 0; i < tries; i++) {
+        const what = `${size} bytes${chunked ? ' chunked' : ''}, try ${i}`;
+        const first = await get(bodyOf(size), chunked);
+        assert.equal(first.status, 200, what);
+        const next = await get().catch((err: Error) => assert.fail(`the request after a GET with ${what}: ${err.message}`));
+        assert.equal(next.status, 200, what);
+        if (first.connection !== 'close') assert.equal(next.socket, first.socket, `${what}: a connection kept alive is the one reused`);
+      }
+    }
+  }
+  const request = `GET ${HVACS} HTTP/1.1\r\nHost: hub\r\nX-API-KEY: ${KEY}\r\n`;
+  for (let i = 0; i < 50; i++) {
+    const socket = connect(port, '127.0.0.1');
+    t.after(() => socket.destroy());
+    const { answered, received } = answersOn(socket);
+    socket.write(Buffer.concat([Buffer.from(`${request}Transfer-Encoding: chunked\r\n\r\n`), chunkOf(bodyOf(200 * 1024)), Buffer.from(`0\r\n\r\n${request}\r\n`)]));
+    await answered(2);
+    assert.deepEqual(received().match(/HTTP\/1\.1 \d+ /g), ['HTTP/1.1 200 ', 'HTTP/1.1 200 '], `written whole, try ${i}`);
     socket.destroy();
   }
 });
