@@ -19,6 +19,7 @@ import { runMqttCommand } from './mqtt-commands.ts';
 import type { MqttDriverRegistry } from './mqtt-registry.ts';
 import { MqttSession, type Route } from './mqtt-session.ts';
 import { boundedSignal, type BoundedSignal } from '../bounded-signal.ts';
+import { topicMatches } from './series.ts';
 
 export interface MqttRuntimeSettings {
   flushMs: number;
@@ -70,7 +71,10 @@ export class MqttRuntime implements CommandExecutor {
   readonly writer: StateWriter;
   readonly settings: MqttRuntimeSettings;
   private readonly sessions = new Map<string, MqttSession>();
+  /** Routes by the filter subscribed: a topic, or a wildcard filter (a list's slots, SeriesSpec). */
   private readonly routes = new Map<string, Route[]>();
+  /** The filters of `routes` with wildcards, matched against each topic heard. */
+  private readonly wildcards = new Set<string>();
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
   private attached: MqttClient | undefined;
@@ -103,6 +107,7 @@ export class MqttRuntime implements CommandExecutor {
     this.flush();
     this.sessions.clear();
     this.routes.clear();
+    this.wildcards.clear();
   }
 
   flush(): void {
@@ -122,6 +127,7 @@ export class MqttRuntime implements CommandExecutor {
         this.routes.set(topic, left);
       } else {
         this.routes.delete(topic);
+        this.wildcards.delete(topic);
         if (client?.connected) client.unsubscribe(topic);
       }
     }
@@ -224,9 +230,10 @@ export class MqttRuntime implements CommandExecutor {
       .finally(() => connecting.done());
     const routes = session.routes();
     const onMessage = (topic: string, payload: Buffer) => {
-      for (const [t, route] of routes) {
-        if (t !== topic) continue;
+      for (const [filter, route] of routes) {
+        if (filter !== topic && !(isWildcard(filter) && topicMatches(filter, topic))) continue;
         if (route.kind === 'state') session.onState(route.topic, payload, this.mono(), route.dialects);
+        else if (route.kind === 'series') session.onSeries(route.series, topic, payload, this.mono());
         else if (route.kind === 'availability') session.onAvailability(payload, route.source);
       }
     };
@@ -291,8 +298,8 @@ export class MqttRuntime implements CommandExecutor {
   }
 
   private onMessage(topic: string, payload: Buffer, packet: IPublishPacket): void {
-    const routes = this.routes.get(topic);
-    if (!routes) return;
+    const routes = this.routesOf(topic);
+    if (routes.length === 0) return;
     const now = this.deps.clock.now();
     const mono = this.mono();
     for (const route of routes) {
@@ -300,6 +307,9 @@ export class MqttRuntime implements CommandExecutor {
       try {
         if (route.kind === 'state') {
           const update = session.onState(route.topic, payload, mono, route.dialects);
+          this.writer.reportValues(session.device.id, update.values, update.mapped, now);
+        } else if (route.kind === 'series') {
+          const update = session.onSeries(route.series, topic, payload, mono);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'availability') {
           const before = session.available;
@@ -314,6 +324,14 @@ export class MqttRuntime implements CommandExecutor {
         session.log.warn({ err: { type: (err as Error).name, message: (err as Error).message }, topic }, 'mqtt: message not understood');
       }
     }
+  }
+
+  /** The routes of a topic heard: its own, and those of the wildcard filters it matches. */
+  private routesOf(topic: string): Route[] {
+    const exact = this.routes.get(topic) ?? [];
+    if (this.wildcards.size === 0) return exact;
+    const matched = [...this.wildcards].filter((filter) => topicMatches(filter, topic)).flatMap((filter) => this.routes.get(filter) ?? []);
+    return matched.length === 0 ? exact : [...exact, ...matched];
   }
 
   /**
@@ -359,6 +377,7 @@ export class MqttRuntime implements CommandExecutor {
         if (list) list.push(route);
         else {
           this.routes.set(topic, [route]);
+          if (isWildcard(topic)) this.wildcards.add(topic);
           fresh.push(topic);
         }
       }
@@ -373,4 +392,8 @@ export class MqttRuntime implements CommandExecutor {
       return undefined;
     }
   }
+}
+
+function isWildcard(filter: string): boolean {
+  return /[+#]/.test(filter);
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { Availability, MqttDriverDefinition, StateTopic } from './definition.ts';
 import { settingsOf } from './mqtt-registry.ts';
 import { applyRule, decodePayload, fillTemplate, valueAt } from '../values/values.ts';
+import { SeriesBuffer } from './series.ts';
 
 /** The setting value that listens on every dialect and follows the one the device is heard on. */
 export const AUTO_DIALECT = 'auto';
@@ -22,6 +23,8 @@ const API_STATE_FIELDS: Partial<Record<DeviceKind, readonly string[]>> = {
 
 export type Route =
   | { kind: 'state'; session: MqttSession; topic: StateTopic; dialects: readonly string[] }
+  /** A list's count topic, or a wildcard filter of its slots' parts (SeriesSpec). */
+  | { kind: 'series'; session: MqttSession; series: SeriesBuffer }
   | { kind: 'availability'; session: MqttSession; source: number }
   | { kind: 'reply'; session: MqttSession };
 
@@ -54,6 +57,8 @@ export class MqttSession extends EventEmitter {
   /** Increments with each state message, so that a waiter can ask for one newer than it saw. */
   messages = 0;
   private readonly stateTopics: ReadonlyMap<string, { topic: StateTopic; dialects: string[] }>;
+  /** The lists published one value per topic, by their count topic. */
+  private readonly series: ReadonlyMap<string, SeriesBuffer>;
   /** Silence after which the device is offline: the binding's setting, else the definition's. */
   private readonly staleAfterMs: number | undefined;
 
@@ -76,14 +81,20 @@ export class MqttSession extends EventEmitter {
     const availability = definition.availability;
     this.availabilities = availability === undefined ? [] : Array.isArray(availability) ? availability : [availability as Availability];
     const stateTopics = new Map<string, { topic: StateTopic; dialects: string[] }>();
+    const series = new Map<string, SeriesBuffer>();
     for (const stateTopic of definition.state) {
       for (const [topic, dialects] of this.fillByDialect(stateTopic.topic, stateTopic.optional === true)) {
+        if (stateTopic.series) {
+          if (!series.has(topic)) series.set(topic, new SeriesBuffer({ ...stateTopic, series: stateTopic.series }, topic));
+          continue;
+        }
         const known = stateTopics.get(topic);
         if (known) known.dialects.push(...dialects);
         else stateTopics.set(topic, { topic: stateTopic, dialects });
       }
     }
     this.stateTopics = stateTopics;
+    this.series = series;
     const staleSetting = definition.staleAfterSetting ? this.settings[definition.staleAfterSetting] : undefined;
     this.staleAfterMs = staleSetting !== undefined ? Number(staleSetting) * 1000 : definition.staleAfterMs;
   }
@@ -125,6 +136,10 @@ export class MqttSession extends EventEmitter {
   /** Every topic the device is heard on, with what each carries. */
   routes(): [string, Route][] {
     const out: [string, Route][] = [...this.stateTopics].map(([topic, { topic: stateTopic, dialects }]) => [topic, { kind: 'state', session: this, topic: stateTopic, dialects }]);
+    for (const [topic, series] of this.series) {
+      const route: Route = { kind: 'series', session: this, series };
+      for (const filter of [topic, ...series.filters()]) out.push([filter, route]);
+    }
     this.availabilities.forEach((availability, source) => {
       for (const [topic] of this.fillEach(availability.topic, availability.optional)) out.push([topic, { kind: 'availability', session: this, source }]);
     });
@@ -146,7 +161,6 @@ export class MqttSession extends EventEmitter {
       this.log.info({ dialect: this.dialect, topic: topic.topic }, 'mqtt: the device is heard in this topic variant');
     }
     const data = decodePayload(payload, topic.format);
-    const update: StateUpdate = { values: {}, mapped: [] };
     const touched: string[] = [];
     for (const [field, rule] of Object.entries(topic.fields)) {
       const value = rule.fromSettings !== undefined ? this.fill(rule.fromSettings) : applyRule(rule, data);
@@ -158,6 +172,28 @@ export class MqttSession extends EventEmitter {
       else this.values[field] = value;
       touched.push(field);
     }
+    return this.settle(touched, nowMs);
+  }
+
+  /**
+   * A message on a list's count topic or one of its slots' parts: the list as it stands, when the
+   * message was taken. One the list ignores (SeriesBuffer.take) changes nothing, but the device spoke.
+   */
+  onSeries(series: SeriesBuffer, topic: string, payload: Buffer, nowMs: number): StateUpdate {
+    const touched: string[] = [];
+    if (series.take(topic, payload)) {
+      const list = series.list();
+      if (list !== undefined) {
+        this.values[series.spec.field] = list;
+        touched.push(series.spec.field);
+      }
+    }
+    return this.settle(touched, nowMs);
+  }
+
+  /** The derived fields worked out again, and what of the touched fields belongs in the stored state. */
+  private settle(touched: string[], nowMs: number): StateUpdate {
+    const update: StateUpdate = { values: {}, mapped: [] };
     for (const [field, rule] of Object.entries(this.definition.derived ?? {})) {
       const value = derive(rule, this.values);
       if (value === undefined) delete this.values[field];
