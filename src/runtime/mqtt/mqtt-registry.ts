@@ -94,7 +94,8 @@ function checkDefinition(definition: MqttDriverDefinition): void {
       if (!BUILT_IN.has(name!) && !(name! in definition.settings) && !dialectNames.has(name!)) fail(`template "${template}" uses {${name}}, which is not a setting`);
     }
   }
-  const fields = new Set([...definition.state.flatMap((s) => [...Object.keys(s.fields), ...(s.series ? [s.series.field] : [])]), ...Object.keys(definition.derived ?? {})]);
+  // A series' list is written once a flush, apart from the other fields: no derived field uses it.
+  const fields = new Set([...definition.state.flatMap((s) => Object.keys(s.fields)), ...Object.keys(definition.derived ?? {})]);
   for (const [field, rule] of Object.entries(definition.derived ?? {})) {
     for (const source of rule.firstOf) {
       for (const used of typeof source === 'string' ? [source] : [source.field, source.when.field]) {

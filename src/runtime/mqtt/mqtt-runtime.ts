@@ -75,6 +75,12 @@ export class MqttRuntime implements CommandExecutor {
   private readonly routes = new Map<string, Route[]>();
   /** The filters of `routes` with wildcards, matched against each topic heard. */
   private readonly wildcards = new Set<string>();
+  /**
+   * Sessions whose lists (SeriesSpec) changed since the last flush, with when: assembled and written
+   * once a flush, not once a message. evcc's curve is hundreds of topics; assembling and comparing
+   * the device's state for each of them grew with the square of the slots.
+   */
+  private readonly seriesChanged = new Map<MqttSession, number>();
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
   private attached: MqttClient | undefined;
@@ -111,6 +117,12 @@ export class MqttRuntime implements CommandExecutor {
   }
 
   flush(): void {
+    for (const [session, atMs] of this.seriesChanged) {
+      if (this.sessions.get(session.device.id) !== session) continue; // removed meanwhile
+      const values = session.settleSeries();
+      if (Object.keys(values).length > 0) this.writer.reportValues(session.device.id, values, Object.keys(values), atMs);
+    }
+    this.seriesChanged.clear();
     this.writer.flush();
   }
 
@@ -261,6 +273,7 @@ export class MqttRuntime implements CommandExecutor {
       // Retained values of the other topics arrive together; give them a moment.
       await new Promise((resolve) => setTimeout(resolve, 300));
       if (session.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
+      session.settleSeries();
       return { values: { ...session.values }, staticValues: { ...session.staticValues } };
     } finally {
       waiting?.done();
@@ -309,8 +322,8 @@ export class MqttRuntime implements CommandExecutor {
           const update = session.onState(route.topic, payload, mono, route.dialects);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
         } else if (route.kind === 'series') {
-          const update = session.onSeries(route.series, topic, payload, mono);
-          this.writer.reportValues(session.device.id, update.values, update.mapped, now);
+          if (session.onSeries(route.series, topic, payload, mono)) this.seriesChanged.set(session, now);
+          this.writer.reportOnline(session.device.id, true);
         } else if (route.kind === 'availability') {
           const before = session.available;
           const online = session.onAvailability(payload, route.source);

@@ -59,6 +59,7 @@ export class MqttSession extends EventEmitter {
   private readonly stateTopics: ReadonlyMap<string, { topic: StateTopic; dialects: string[] }>;
   /** The lists published one value per topic, by their count topic. */
   private readonly series: ReadonlyMap<string, SeriesBuffer>;
+  private readonly seriesChanged = new Set<SeriesBuffer>();
   /** Silence after which the device is offline: the binding's setting, else the definition's. */
   private readonly staleAfterMs: number | undefined;
 
@@ -176,19 +177,28 @@ export class MqttSession extends EventEmitter {
   }
 
   /**
-   * A message on a list's count topic or one of its slots' parts: the list as it stands, when the
-   * message was taken. One the list ignores (SeriesBuffer.take) changes nothing, but the device spoke.
+   * A message on a list's count topic or one of its slots' parts: true when it changed the list
+   * (not a repeat, nor a message the list ignores, SeriesBuffer.take). Either way the device spoke.
+   * The list is assembled by settleSeries: a curve arrives as hundreds of topics.
    */
-  onSeries(series: SeriesBuffer, topic: string, payload: Buffer, nowMs: number): StateUpdate {
-    const touched: string[] = [];
-    if (series.take(topic, payload)) {
+  onSeries(series: SeriesBuffer, topic: string, payload: Buffer, nowMs: number): boolean {
+    const changed = series.take(topic, payload) === 'changed';
+    if (changed) this.seriesChanged.add(series);
+    this.heard(nowMs);
+    return changed;
+  }
+
+  /** The lists changed since the last call, assembled into `values`: each field with its list. */
+  settleSeries(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const series of this.seriesChanged) {
       const list = series.list();
-      if (list !== undefined) {
-        this.values[series.spec.field] = list;
-        touched.push(series.spec.field);
-      }
+      if (list === undefined) continue;
+      this.values[series.spec.field] = list;
+      out[series.spec.field] = list;
     }
-    return this.settle(touched, nowMs);
+    this.seriesChanged.clear();
+    return out;
   }
 
   /** The derived fields worked out again, and what of the touched fields belongs in the stored state. */
@@ -209,10 +219,14 @@ export class MqttSession extends EventEmitter {
       const value = this.values[field];
       if (value !== undefined) update.values[field] = value;
     }
+    this.heard(nowMs);
+    return update;
+  }
+
+  private heard(nowMs: number): void {
     this.lastMessageAtMs = nowMs;
     this.messages++;
     this.emit('state');
-    return update;
   }
 
   /** An availability message: true online, false offline, undefined when not understood. */

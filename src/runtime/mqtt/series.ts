@@ -26,31 +26,35 @@ export class SeriesBuffer {
     return [...this.parts.keys()].map((at) => `${this.countTopic}/+/${at}`);
   }
 
-  /** A message on the count topic or a slot's part: true when taken, false when ignored. */
-  take(topic: string, payload: Buffer): boolean {
+  /**
+   * A message on the count topic or a slot's part: 'changed' when taken and new, 'same' when it
+   * repeats what is held (evcc republishes its whole forecast with every round of values),
+   * 'ignored' when not taken.
+   */
+  take(topic: string, payload: Buffer): 'changed' | 'same' | 'ignored' {
     const text = payload.toString('utf8').trim();
     if (topic === this.countTopic) {
-      if (text !== '' && !COUNT.test(text)) return false;
-      this.count = Math.min(Number(text), this.spec.maxSlots);
-      return true;
+      if (text !== '' && !COUNT.test(text)) return 'ignored';
+      const count = Math.min(Number(text), this.spec.maxSlots);
+      if (count === this.count) return 'same';
+      this.count = count;
+      return 'changed';
     }
-    if (!topic.startsWith(`${this.countTopic}/`)) return false;
+    if (!topic.startsWith(`${this.countTopic}/`)) return 'ignored';
     const levels = topic.slice(this.countTopic.length + 1).split('/');
-    if (levels.length !== 2 || !INDEX.test(levels[0]!)) return false;
+    if (levels.length !== 2 || !INDEX.test(levels[0]!)) return 'ignored';
     const index = Number(levels[0]);
     const part = this.parts.get(levels[1]!);
-    if (!part || index > this.spec.maxSlots) return false;
+    if (!part || index > this.spec.maxSlots) return 'ignored';
     const [field, rule] = part;
     const slot = this.slots.get(index);
-    if (text === '') {
-      if (slot) delete slot[field];
-      return true;
-    }
-    const value = applyRule(rule, decodePayload(payload, this.topic.format));
-    if (value === undefined) return false;
-    if (slot) slot[field] = value;
+    const value = text === '' ? undefined : applyRule(rule, decodePayload(payload, this.topic.format));
+    if (text !== '' && value === undefined) return 'ignored';
+    if (slot?.[field] === value) return 'same';
+    if (value === undefined) delete slot![field];
+    else if (slot) slot[field] = value;
     else this.slots.set(index, { [field]: value });
-    return true;
+    return 'changed';
   }
 
   /** Slots 1..count with every part known, in order; undefined until the count is heard. */

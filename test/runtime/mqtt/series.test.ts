@@ -38,8 +38,9 @@ function publish(series: SeriesBuffer, slots: [number, string][]): void {
 
 test('series: the count and each slot\'s parts make the list, in order; none before the count is heard', () => {
   const series = buffer();
-  assert.equal(series.take(`${GRID}/2/1`, Buffer.from('1764255600')), true);
-  assert.equal(series.take(`${GRID}/2/3`, Buffer.from('0.31')), true);
+  assert.equal(series.take(`${GRID}/2/1`, Buffer.from('1764255600')), 'changed');
+  assert.equal(series.take(`${GRID}/2/3`, Buffer.from('0.31')), 'changed');
+  assert.equal(series.take(`${GRID}/2/3`, Buffer.from('0.310')), 'same', 'a repeat (evcc republishes every round)');
   assert.equal(series.list(), undefined, 'no count yet');
   series.take(`${GRID}/1/3`, Buffer.from('0.287'));
   series.take(GRID, Buffer.from('2'));
@@ -76,7 +77,7 @@ test('series: what it does not understand is ignored and the list stays as it wa
     [`${GRID}/1/2`, '9'], [`${GRID}/1/3/4`, '9'], [`${GRID}/1`, '9'], [`${GRID}x/1/3`, '9'], ['evcc/site/forecast/feedIn/1/3', '9'],
     [`${GRID}/5/3`, '9'], [`${GRID}/99999999999/3`, '9'],
   ];
-  for (const [topic, payload] of ignored) assert.equal(series.take(topic, Buffer.from(payload)), false, `${topic} ${payload}`);
+  for (const [topic, payload] of ignored) assert.equal(series.take(topic, Buffer.from(payload)), 'ignored', `${topic} ${payload}`);
   assert.deepEqual(series.list(), before);
 });
 
@@ -132,11 +133,15 @@ test('tariff-topic session: evcc\'s forecast topics are heard through wildcards 
   hear('evcc2/site/forecast/grid', '1');
   hear('evcc2/site/forecast/grid/1/1', '1764255600');
   hear('evcc2/site/forecast/grid/1/2', '1764259200');
-  const update = hear('evcc2/site/forecast/grid/1/3', '0.287');
-  assert.deepEqual(update, { values: { forecast: [{ startMs: 1764255600000, endMs: 1764259200000, pricePerKwh: 0.287 }] }, mapped: ['forecast', 'currency'] });
-  const ignored = hear('evcc2/site/forecast/grid/1/3', 'n/a');
-  assert.deepEqual(ignored.mapped, ['currency'], 'a price not understood changes nothing');
-  assert.equal((session.values['forecast'] as unknown[]).length, 1);
+  assert.equal(hear('evcc2/site/forecast/grid/1/3', '0.287'), true);
+  const forecast = [{ startMs: 1764255600000, endMs: 1764259200000, pricePerKwh: 0.287 }];
+  assert.deepEqual(session.settleSeries(), { forecast }, 'assembled once for every message before');
+  assert.deepEqual(session.values['forecast'], forecast);
+  const heard = session.messages;
+  assert.equal(hear('evcc2/site/forecast/grid/1/3', 'n/a'), false, 'a price not understood changes nothing');
+  assert.equal(hear('evcc2/site/forecast/grid/1/3', '0.287'), false, 'nor does a repeat');
+  assert.equal(session.messages, heard + 2, 'but the device is heard');
+  assert.deepEqual(session.settleSeries(), {});
 
   const none = new MqttSession({ ...device, driver: { type: 'tariff-topic', forecastTopic: '' } }, registry.definitionFor({ type: 'tariff-topic' }), silentLogger());
   assert.equal(none.routes().some(([, r]) => r.kind === 'series'), false, 'empty forecastTopic: not listened to');
