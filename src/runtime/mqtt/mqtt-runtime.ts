@@ -73,8 +73,9 @@ export class MqttRuntime implements CommandExecutor {
   private readonly sessions = new Map<string, MqttSession>();
   /** Routes by the filter subscribed: a topic, or a wildcard filter (a list's slots, SeriesSpec). */
   private readonly routes = new Map<string, Route[]>();
-  /** The filters of `routes` with wildcards, matched against each topic heard. */
-  private readonly wildcards = new Set<string>();
+  /** The filters of `routes` with wildcards, by the levels before their first wildcard: a topic heard
+   * is matched against those under its own leading levels only (a fleet hub has thousands). */
+  private readonly wildcards = new Map<string, Set<string>>();
   /**
    * Sessions whose lists (SeriesSpec) changed since the last flush, with when: assembled and written
    * once a flush, not once a message. evcc's curve is hundreds of topics; assembling and comparing
@@ -139,7 +140,7 @@ export class MqttRuntime implements CommandExecutor {
         this.routes.set(topic, left);
       } else {
         this.routes.delete(topic);
-        this.wildcards.delete(topic);
+        if (isWildcard(topic)) this.wildcards.get(fixedPart(topic))?.delete(topic);
         if (client?.connected) client.unsubscribe(topic);
       }
     }
@@ -343,7 +344,10 @@ export class MqttRuntime implements CommandExecutor {
   private routesOf(topic: string): Route[] {
     const exact = this.routes.get(topic) ?? [];
     if (this.wildcards.size === 0) return exact;
-    const matched = [...this.wildcards].filter((filter) => topicMatches(filter, topic)).flatMap((filter) => this.routes.get(filter) ?? []);
+    const matched: Route[] = [];
+    for (let end = topic.indexOf('/'); end !== -1; end = topic.indexOf('/', end + 1)) {
+      for (const filter of this.wildcards.get(topic.slice(0, end)) ?? []) if (topicMatches(filter, topic)) matched.push(...(this.routes.get(filter) ?? []));
+    }
     return matched.length === 0 ? exact : [...exact, ...matched];
   }
 
@@ -390,7 +394,12 @@ export class MqttRuntime implements CommandExecutor {
         if (list) list.push(route);
         else {
           this.routes.set(topic, [route]);
-          if (isWildcard(topic)) this.wildcards.add(topic);
+          if (isWildcard(topic)) {
+            const fixed = fixedPart(topic);
+            const filters = this.wildcards.get(fixed);
+            if (filters) filters.add(topic);
+            else this.wildcards.set(fixed, new Set([topic]));
+          }
           fresh.push(topic);
         }
       }
@@ -409,4 +418,10 @@ export class MqttRuntime implements CommandExecutor {
 
 function isWildcard(filter: string): boolean {
   return /[+#]/.test(filter);
+}
+
+/** A wildcard filter's levels before its first wildcard level (`a/b/+/1` → `a/b`). */
+function fixedPart(filter: string): string {
+  const levels = filter.split('/');
+  return levels.slice(0, levels.findIndex((level) => level === '+' || level === '#')).join('/');
 }
