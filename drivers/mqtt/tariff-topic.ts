@@ -7,6 +7,11 @@
 // most three decimals (`%.3f`, trailing zeros trimmed: 0.287), the site's currency on
 // `evcc/site/currency` (core/site.go), and `evcc/updated` (unix seconds, retained) at most once a
 // second while it publishes anything: a heartbeat that keeps the tariff heard while the price stays.
+// The day-ahead curve: core/site_tariffs.go publishTariffs publishes `forecast` (its Grid field from
+// forecastRates: each rate [start unix s, end unix s, price]), and server/mqtt.go publishComplex
+// spreads it over topics: `evcc/site/forecast/grid` the number of rates, `…/grid/<n>` (from 1) that of
+// the rate's values, `…/grid/<n>/1` its start, `/2` its end, `/3` its price in the site's currency per
+// kWh; an empty payload for no rates. Slots of a longer curve before stay retained past the count.
 import { defineMqttDriver } from '../../src/runtime/mqtt/definition.ts';
 
 export default defineMqttDriver({
@@ -35,6 +40,10 @@ export default defineMqttDriver({
       default: 'evcc/updated', pattern: '[^#+]*',
       description: 'a topic the publisher updates while it runs (evcc\'s updated); empty: only prices keep the tariff heard',
     },
+    forecastTopic: {
+      default: 'evcc/site/forecast/grid', pattern: '[^#+]*',
+      description: 'the topic of the published price curve, evcc\'s site/forecast/grid (its count; each slot\'s start, end and price under it); empty: the current price alone',
+    },
     staleAfterSeconds: {
       default: '7200', pattern: '[0-9]+',
       description: 'silence after which the tariff is shown offline; longer than the publisher\'s longest gap between two prices',
@@ -50,6 +59,20 @@ export default defineMqttDriver({
     },
     // The currency the publisher quotes in (evcc: site/currency, e.g. EUR), ahead of the setting.
     { topic: '{currencyTopic}', format: 'plain', optional: true, fields: { _currencyPublished: { as: 'string' } } },
+    // The prices published for the hours ahead, kept as the tariff's telemetry `forecast` (the
+    // tariff ledger takes them into its prices). 384 slots: 4 days of quarter hours, more than evcc
+    // ever holds (today and tomorrow once the day-ahead auction's results are out).
+    {
+      topic: '{forecastTopic}', format: 'plain', optional: true, fields: {},
+      series: {
+        field: 'forecast', maxSlots: 384,
+        slot: {
+          startMs: { at: '1', as: 'number', scale: 1000, digits: 0 },
+          endMs: { at: '2', as: 'number', scale: 1000, digits: 0 },
+          pricePerKwh: { at: '3', as: 'number', digits: 5 },
+        },
+      },
+    },
     // evcc/updated: its alive indicator; nothing to keep, only that the feed runs.
     { topic: '{heartbeatTopic}', format: 'plain', optional: true, fields: {} },
   ],

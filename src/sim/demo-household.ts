@@ -2,8 +2,8 @@
 // carport's SMA and the garden house's Enphase arrays, the garage's Fronius battery and the cellar's
 // Huawei one, the house, and the two chargers (whose draw the MQTT and OCPP sides tell as they
 // start). Also what the demo's past and its tariff follow: a day-ahead price curve as German dynamic
-// tariffs have it (one price an hour; the simulated evcc republishes the price in force as each hour
-// begins) and when the cars charged over the last two days.
+// tariffs have it (one price an hour; the simulated evcc republishes the curve of today, and of
+// tomorrow from 13:00, and the price in force as each hour begins) and when the cars charged over the last two days.
 import { HouseholdModel, type HouseholdReading } from './household-model.ts';
 
 /** A simulated day of the live demo lasts 30 minutes, so the demo shows the sun rise and set. */
@@ -49,6 +49,34 @@ export function dayAheadPrice(ms: number): number {
   const bump = (centre: number, width: number) => Math.exp(-(((h - centre) / width) ** 2));
   const price = 0.27 + 0.07 * bump(8, 1.5) + 0.11 * bump(19, 2) - 0.06 * bump(13, 2) - 0.03 * bump(3, 2.5) + 0.015 * Math.sin(day * 1.7);
   return Math.round(price * 1000) / 1000;
+}
+
+/** When the day-ahead auction's results are out, local time: EPEX SPOT publishes them around
+ * 12:45–13:00 CET, and suppliers (Tibber) pass tomorrow's prices on from then. */
+export const DAY_AHEAD_PUBLISHED_HOUR = 13;
+
+/**
+ * The day-ahead curve a dynamic tariff's API gives at `ms`, as evcc republishes it: one slot an hour
+ * from today's local midnight to its end (23 or 25 on the days the clocks change), and tomorrow's
+ * once it is past 13:00 local time; each slot's price is dayAheadPrice of its hour.
+ */
+export function dayAheadCurve(ms: number): { startMs: number; endMs: number; price: number }[] {
+  const HOUR = 3_600_000;
+  const today = localTime(ms).day;
+  // The zone's offsets are whole hours: its midnight is an hour's start.
+  let startMs = Math.floor(ms / HOUR) * HOUR;
+  while (localTime(startMs - HOUR).day === today) startMs -= HOUR;
+  const days = localTime(ms).hour >= DAY_AHEAD_PUBLISHED_HOUR ? 2 : 1;
+  const slots: { startMs: number; endMs: number; price: number }[] = [];
+  let day = today;
+  for (let seen = 1, at = startMs; seen <= days; at += HOUR) {
+    if (localTime(at).day !== day) {
+      day = localTime(at).day;
+      if (++seen > days) break;
+    }
+    slots.push({ startMs: at, endMs: at + HOUR, price: dayAheadPrice(at) });
+  }
+  return slots;
 }
 
 /** The start of the hour after `ms` (prices change on the hour). */

@@ -1,7 +1,7 @@
 // The MQTT side of `npm start`: a broker embedded in the demo process (aedes, a development
 // dependency) and the bridges a real household would run: a go-e charger with the family car plugged
-// in, TeslaMate for that car, ebusd for the Vaillant heating, ESPAltherma for the Daikin, and a
-// price topic for the tariff. Commands submitted in the demo are carried out and confirmed. The go-e's
+// in, TeslaMate for that car, ebusd for the Vaillant heating, ESPAltherma for the Daikin, and evcc's
+// price topics for the tariff (the price in force and the day-ahead curve). Commands submitted in the demo are carried out and confirmed. The go-e's
 // power is a term of the household's balance (demo-household.ts), the Tesla follows the go-e it is
 // plugged into (its charge level rises with the energy), and the price changes on the hour.
 import { once } from 'node:events';
@@ -14,7 +14,7 @@ import { EspAlthermaSim } from './mqtt/espaltherma-sim.ts';
 import { TariffTopicSim } from './mqtt/tariff-topic-sim.ts';
 import type { MqttDeviceSim } from './mqtt/mqtt-device-sim.ts';
 import type { HouseholdModel } from './household-model.ts';
-import { createDemoHousehold, dayAheadPrice, DRIVEWAY, nextHourMs } from './demo-household.ts';
+import { createDemoHousehold, dayAheadCurve, dayAheadPrice, DRIVEWAY, nextHourMs } from './demo-household.ts';
 
 /** How often the Tesla's charge level follows the energy it took (TeslaMate publishes on a change of a whole percent). */
 const CAR_LEVEL_MS = 5000;
@@ -82,6 +82,8 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
   // ATTR is not retained: published in the firmware's loop, so a hub that subscribes later hears it.
   const hotWater = new EspAlthermaSim(url, { intervalMs: ESPALTHERMA_MS });
   const tariff = new TariffTopicSim(url);
+  tariff.price = dayAheadPrice(Date.now());
+  tariff.forecast = dayAheadCurve(Date.now());
   const sims: MqttDeviceSim[] = [charger, car, heating, hotWater, tariff];
   await Promise.all(sims.map((sim) => sim.start()));
   // A charger that is not connected draws nothing.
@@ -90,7 +92,6 @@ export async function startDemoMqtt(listen: { host: string; port: number } = { h
   await charger.plugIn();
   const following = followCarLevel(household, car, charger);
   const prices = publishPrices(tariff);
-  await tariff.setPrice(dayAheadPrice(Date.now()));
   return {
     url,
     bindings: DEMO_MQTT_BINDINGS,
@@ -119,12 +120,16 @@ function followCarLevel(household: HouseholdModel, car: TeslaMateSim, charger: G
   return timer;
 }
 
-/** The price in force, published as each hour begins (what evcc republishes from the day-ahead curve). */
+/**
+ * The day-ahead curve and the price in force, published as each hour begins (what evcc republishes
+ * from its tariff: the curve grows by tomorrow's prices at 13:00 and loses yesterday's at midnight).
+ */
 function publishPrices(tariff: TariffTopicSim): { timer: NodeJS.Timeout | undefined } {
   const handle: { timer: NodeJS.Timeout | undefined } = { timer: undefined };
   const schedule = () => {
     handle.timer = setTimeout(() => {
-      void tariff.setPrice(dayAheadPrice(Date.now())).catch(() => {});
+      const now = Date.now();
+      void tariff.setForecast(dayAheadCurve(now)).then(() => tariff.setPrice(dayAheadPrice(now))).catch(() => {});
       schedule();
     }, nextHourMs(Date.now()) - Date.now() + 50);
     handle.timer.unref();

@@ -1,6 +1,7 @@
 // The tariff_prices and meter_hours tables (migration 006): prices as a tariff's source published
 // them, and a grid meter's import counter at each hour's start. Both are small: a price row per
-// change (at most one a quarter hour, 48 hours kept), a counter row per meter and hour.
+// change (at most one a quarter hour, 48 hours kept) and those published ahead (replaced by each
+// newer curve, at most the source's slots), a counter row per meter and hour.
 import type { Statement } from 'better-sqlite3';
 import type { Db } from './db.ts';
 
@@ -19,6 +20,10 @@ export interface MeterHour {
 export class TariffLedgerRepository {
   private readonly putPrice: Statement;
   private readonly lastPrice: Statement<[string]>;
+  private readonly priceAtTime: Statement<[string, number]>;
+  private readonly pricesAfter: Statement<[string, number]>;
+  private readonly dropAhead: Statement<[string, number]>;
+  private readonly replaceAheadRows: (tariffId: string, afterMs: number, rows: readonly PriceRow[]) => void;
   private readonly pricesFrom: Statement;
   private readonly prunePrices: Statement;
   private readonly putHour: Statement;
@@ -31,6 +36,13 @@ export class TariffLedgerRepository {
   constructor(db: Db) {
     this.putPrice = db.prepare('INSERT OR REPLACE INTO tariff_prices (tariff_id, start_at, total_price) VALUES (?, ?, ?)');
     this.lastPrice = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? ORDER BY start_at DESC LIMIT 1');
+    this.priceAtTime = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? AND start_at <= ? ORDER BY start_at DESC LIMIT 1');
+    this.pricesAfter = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? AND start_at > ? ORDER BY start_at');
+    this.dropAhead = db.prepare('DELETE FROM tariff_prices WHERE tariff_id = ? AND start_at > ?');
+    this.replaceAheadRows = db.transaction((tariffId: string, afterMs: number, rows: readonly PriceRow[]) => {
+      this.dropAhead.run(tariffId, afterMs);
+      for (const row of rows) this.putPrice.run(tariffId, row.startMs, row.totalPrice);
+    });
     // The price in force at `from` (the last one starting before it) and every later one.
     this.pricesFrom = db.prepare(`SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices
       WHERE tariff_id = @id AND start_at >= coalesce((SELECT max(start_at) FROM tariff_prices WHERE tariff_id = @id AND start_at <= @from), @from)
@@ -51,6 +63,21 @@ export class TariffLedgerRepository {
   /** The latest price recorded for a tariff. */
   latestPrice(tariffId: string): PriceRow | undefined {
     return this.lastPrice.get(tariffId) as PriceRow | undefined;
+  }
+
+  /** The price in force at `atMs`: the last one starting then or before. */
+  priceAt(tariffId: string, atMs: number): PriceRow | undefined {
+    return this.priceAtTime.get(tariffId, atMs) as PriceRow | undefined;
+  }
+
+  /** The prices starting after `afterMs`, oldest first. */
+  ahead(tariffId: string, afterMs: number): PriceRow[] {
+    return this.pricesAfter.all(tariffId, afterMs) as PriceRow[];
+  }
+
+  /** The prices starting after `afterMs` become `rows` (each starting after it), in one transaction. */
+  replaceAhead(tariffId: string, afterMs: number, rows: readonly PriceRow[]): void {
+    this.replaceAheadRows(tariffId, afterMs, rows);
   }
 
   /** Records a price in force from `startMs`, and forgets those no longer in force before `keepFromMs`. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startDemoHub } from '../support/demo-hub.ts';
 import { DEMO_IDS, DEMO_USER } from '../../src/demo/site.ts';
 import type { HouseholdReading } from '../../src/sim/household-model.ts';
+import { dayAheadCurve } from '../../src/sim/demo-household.ts';
 
 const TANK = '3a8f5d4b-ad7e-4cab-8e6b-4d5e6f7a8b02';
 const kw = (values: Record<string, number>) => Object.values(values).reduce((a, b) => a + b, 0) / 1000;
@@ -19,6 +20,7 @@ interface Page {
 test('demo: PV + grid = house + battery + car through the API, the house without the car, the Smart Meter is the grid meter, and the demo has a past', { timeout: 120_000 }, async (t) => {
   // The household's clock is held still, so every device is read at one instant; stepped once all are connected.
   let simNow = Date.now();
+  const startedAt = simNow;
   const started = await startDemoHub(t, {}, { simulators: true, now: () => simNow });
   if (!started) return t.skip('aedes (a development dependency) is not installed');
   const { hub, household } = started;
@@ -55,6 +57,19 @@ test('demo: PV + grid = house + battery + car through the API, the house without
   assert.ok(prices.length >= 24, `a price per hour: ${prices.length}`);
   assert.ok(new Set(prices.map((p) => p.totalPrice)).size >= 8, 'prices move over the day');
   assert.ok(prices.slice(1).every((p) => p.startDate.endsWith(':00:00Z')), 'each starts on the hour');
+  // Ahead: the day-ahead curve the simulated evcc publishes (today's, and tomorrow's from 13:00), and
+  // the household page's cheapest hours are the 3 cheapest of them.
+  const curve = dayAheadCurve(startedAt).filter((slot) => slot.startMs > Date.now());
+  let ahead = prices.filter((p) => Date.parse(p.startDate) > Date.now());
+  while (ahead.length < curve.length) {
+    const told = await hub.event((e) => e.type === 'price.update' && e.device.id === DEMO_IDS.tariff, 10_000);
+    ahead = told.type === 'price.update' ? told.prices.filter((p) => Date.parse(p.startDate) > Date.now()) : [];
+  }
+  assert.deepEqual(ahead, curve.map((slot) => ({ startDate: new Date(slot.startMs).toISOString().replace('.000Z', 'Z'), totalPrice: slot.price })));
+  const today = (await (await fetch(`${hub.daemon.url}/home/today?user=${DEMO_USER}`, { headers: { 'x-api-key': 'mqtt-hub-test-key-0123456789abcdef' } })).json()) as { tariff: { cheapest: unknown[] } };
+  const cheapest = [...ahead].sort((a, b) => a.totalPrice - b.totalPrice).slice(0, 3).sort((a, b) => Date.parse(a.startDate) - Date.parse(b.startDate));
+  assert.deepEqual(today.tariff.cheapest, cheapest);
+  assert.ok(cheapest.length > 0 || curve.length === 0, 'the page names the cheapest hours ahead');
   const series = (await (await hub.api(`/users/${DEMO_USER}/household/series`)).json()) as { points: unknown[] };
   assert.ok(series.points.length >= 500, `5-minute points of 48 hours: ${series.points.length}`);
   const commands = (await (await hub.api(`/users/${DEMO_USER}/vehicles/5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01/commands?state=EXECUTED`)).json()) as { type: string }[];

@@ -12,7 +12,7 @@ import { prepareImport } from '../../src/domain/import.ts';
 import { DEMO_USER } from '../../src/demo/site.ts';
 import { skipWithout } from '../support/peers.ts';
 import { launchChromium as launch } from '../support/browser.ts';
-import { ARTEFACTS, CARPORT_CHARGER, CHARGER, HOUR, METER, PV_CARPORT, TARIFF, THERMOSTAT, kwText, newPage, seedLedger, signIn, startHub } from '../support/household-hub.ts';
+import { ARTEFACTS, CARPORT_CHARGER, CHARGER, HOUR, METER, PV_CARPORT, TARIFF, THERMOSTAT, kwText, newPage, seedLedger, signIn, startHub, cheapestText } from '../support/household-hub.ts';
 
 const skip = skipWithout('chromium');
 
@@ -63,6 +63,8 @@ test('the household page in Chromium: the key once, flows and today\'s figures t
   const priceNow = prices.filter((p) => Date.parse(p.startDate) <= hub.clock.now()).at(-1)!.totalPrice;
   assert.equal(Number(await page.locator('#price-now').getAttribute('data-value')), priceNow);
   assert.match((await page.locator('#cheapest').textContent())!, /^Cheapest ahead: \d\d:\d\d /);
+  assert.equal(await page.locator('#cheapest').textContent(), await cheapestText(page, prices, hub.clock.now(), 'Cheapest ahead'),
+    'the 3 cheapest prices the API has after now, by time');
   // Today's energy is the series' points since midnight, 5 minutes each.
   const todays = ((await hub.api(`/users/${DEMO_USER}/household/series`)).points as Record<string, number>[]).filter((p) => Date.parse(String(p['startDate'])) >= since);
   const kwh = (f: (p: Record<string, number>) => number) => Math.round(todays.reduce((s, p) => s + Math.max(0, f(p)) / 12, 0) * 100) / 100;

@@ -11,7 +11,7 @@ import { DEMO_USER } from '../../src/demo/site.ts';
 import { VENDORS_BY_KIND } from '../../src/domain/vocabulary.ts';
 import { skipWithout } from '../support/peers.ts';
 import { launchChromium as launch } from '../support/browser.ts';
-import { ARTEFACTS, CHARGER, newPage, seedLedger, signIn, startHub } from '../support/household-hub.ts';
+import { ARTEFACTS, CHARGER, TARIFF, cheapestText, newPage, seedLedger, signIn, startHub } from '../support/household-hub.ts';
 
 const skip = skipWithout('chromium');
 
@@ -61,6 +61,9 @@ test('the household page in Chromium in each language: no API field name on scre
       await signIn(page, hub.url, hub.key);
       await page.locator('#curves polyline').first().waitFor();
       await page.locator('#price-now[data-value]').waitFor();
+      // The cheapest hours ahead, in the page's words, are the API's 3 cheapest prices after now.
+      const heading = { en: 'Cheapest ahead', de: 'Am günstigsten', fr: 'Les moins chères' }[lang];
+      assert.equal(await page.locator('#cheapest').textContent(), await cheapestText(page, await hub.api(`/tariffs/${TARIFF}/prices`), hub.clock.now(), heading));
       const text = await visibleText(page);
       assert.match(text, { en: /Cost so far/, de: /Kosten bisher/, fr: /Coût à cette heure/ }[lang], 'the visible text is read');
       const shown = [...names].filter((name) => new RegExp(`\\b${name}\\b`).test(text));

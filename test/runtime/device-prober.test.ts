@@ -45,10 +45,10 @@ test('the MQTT forms\' answers become the bindings of ebusd, open3e, ESPAltherma
   await tariff.prober.probe('tariffs', 'LUOX', { priceTopic: 'power/price', currency: 'CHF' }, signal);
   assert.deepEqual(tariff.bindings, [
     { type: 'tariff-topic' },
-    // evcc under another prefix: its currency and heartbeat beside it.
-    { type: 'tariff-topic', priceTopic: 'home/evcc/site/tariffGrid', currencyTopic: 'home/evcc/site/currency', heartbeatTopic: 'home/evcc/updated' },
+    // evcc under another prefix: its currency, heartbeat and curve beside it.
+    { type: 'tariff-topic', priceTopic: 'home/evcc/site/tariffGrid', currencyTopic: 'home/evcc/site/currency', heartbeatTopic: 'home/evcc/updated', forecastTopic: 'home/evcc/site/forecast/grid' },
     // Any other topic: the currency given, no evcc companions.
-    { type: 'tariff-topic', priceTopic: 'power/price', currency: 'CHF', currencyTopic: '', heartbeatTopic: '' },
+    { type: 'tariff-topic', priceTopic: 'power/price', currency: 'CHF', currencyTopic: '', heartbeatTopic: '', forecastTopic: '' },
   ]);
   assert.ok('device' in evcc && evcc.device.kind === 'tariff' && evcc.device.staticData['currency'] === 'EUR');
 });

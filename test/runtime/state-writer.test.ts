@@ -65,3 +65,20 @@ test('after the clock steps, an unchanged value polled every 2 s shows the time 
 function stored(store: Store): number {
   return (store.db.prepare('SELECT last_updated FROM devices WHERE id = ?').get(BAT) as { last_updated: number }).last_updated;
 }
+
+test('a change inside a nested value is a change: a curve whose slots moved, at the same prices, is written', (t) => {
+  const store = Store.open(':memory:');
+  t.after(() => store.close());
+  const TARIFF = '6dbc8a7e-0000-4000-8000-00000000aa09';
+  const now = Date.parse('2026-11-27T12:00:00Z');
+  const prepared = prepareImport([{ kind: 'tariff', id: TARIFF, userId: 'u1', staticData: { vendor: 'TIBBER', currency: 'EUR' } }], now, () => undefined);
+  store.importDevices(prepared.devices, prepared.images, now);
+  const writer = new StateWriter(store.db, store.devices);
+  writer.track(store.devices.get(TARIFF)!);
+  const curve = (fromMs: number) => [{ startMs: fromMs, endMs: fromMs + 3_600_000, pricePerKwh: 0.3 }];
+  writer.reportValues(TARIFF, { pricePerKwh: 0.3, forecast: curve(now) }, ['pricePerKwh', 'forecast'], now);
+  assert.deepEqual(writer.flush(), [TARIFF]);
+  writer.reportValues(TARIFF, { pricePerKwh: 0.3, forecast: curve(now + 3_600_000) }, ['pricePerKwh', 'forecast'], now + 2_000);
+  assert.deepEqual(writer.flush(), [TARIFF], 'the slot\'s start moved');
+  assert.deepEqual(store.devices.get(TARIFF)!.state!['forecast'], curve(now + 3_600_000));
+});

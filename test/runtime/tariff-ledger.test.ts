@@ -47,7 +47,7 @@ function setup(t: import('node:test').TestContext, gridRole = true, floorMs?: nu
     hub.clock.ms = atMs;
     watch?.check();
   };
-  return { hub, update, pass, step };
+  return { hub, events, update, pass, step };
 }
 
 test('prices: each new price is in force from the quarter hour it came in; a repeat is not written; 48 hours are kept', async (t) => {
@@ -132,4 +132,71 @@ test('a clock not set yet (1970) records no price; once it is set, the price in 
   hub.store.devices.updateState(TARIFF, { pricePerKwh: 0.3 }, true, 2_000);
   step(right);
   assert.deepEqual(await json(await hub.request(`/tariffs/${TARIFF}/prices`)), [{ startDate: '2026-11-20T08:00:00Z', totalPrice: 0.3 }]);
+});
+
+/** A curve as the tariff-topic driver keeps it (its telemetry `forecast`): hourly slots from `fromMs`. */
+function curve(fromMs: number, prices: number[]): { startMs: number; endMs: number; pricePerKwh: number }[] {
+  return prices.map((pricePerKwh, i) => ({ startMs: fromMs + i * H, endMs: fromMs + (i + 1) * H, pricePerKwh }));
+}
+
+test('forecast: the prices published for later are /prices ahead, each from its start; the one in force stays the current price\'s', async (t) => {
+  const { hub, events, update } = setup(t);
+  const told: number[][] = [];
+  events.on((e) => {
+    if (e.type === 'price.update') told.push(e.prices.map((p) => p.totalPrice));
+  });
+  const now = T0 + 20 * 60_000; // 10:20
+  hub.clock.ms = now;
+  // evcc's curve begins at today's midnight: slots already begun are the past, not rewritten.
+  update(TARIFF, { pricePerKwh: 0.3, forecast: curve(T0 - 2 * H, [0.5, 0.5, 0.31, 0.22, 0.27, 0.35]) }, now);
+  assert.deepEqual(await json(await hub.request(`/tariffs/${TARIFF}/prices`)), [
+    { startDate: '2026-11-07T10:15:00Z', totalPrice: 0.3 },
+    { startDate: '2026-11-07T11:00:00Z', totalPrice: 0.22 },
+    { startDate: '2026-11-07T12:00:00Z', totalPrice: 0.27 },
+    { startDate: '2026-11-07T13:00:00Z', totalPrice: 0.35 },
+  ]);
+  assert.equal(told.length, 1, 'one price.update for the price and the curve together');
+  // The same again (evcc republishes its curve with every round of values): nothing written, nothing told.
+  update(TARIFF, { pricePerKwh: 0.3, forecast: curve(T0 - 2 * H, [0.5, 0.5, 0.31, 0.22, 0.27, 0.35]) }, now + 30_000);
+  assert.equal(told.length, 1);
+  // 11:00: the source's price is the slot's: no second row for it (compared with the price in force, not the latest row).
+  hub.clock.ms = T0 + H + 5_000;
+  update(TARIFF, { pricePerKwh: 0.22, forecast: curve(T0 - 2 * H, [0.5, 0.5, 0.31, 0.22, 0.27, 0.35]) }, T0 + H + 5_000);
+  assert.equal(told.length, 1);
+  assert.equal(hub.store.tariffLedger.prices(TARIFF, 0).length, 4);
+});
+
+test('forecast: a later curve replaces the prices ahead (a slot no longer published disappears); an empty curve leaves none ahead; no curve leaves them', async (t) => {
+  const { hub, events, update } = setup(t);
+  let told = 0;
+  events.on((e) => {
+    if (e.type === 'price.update') told++;
+  });
+  hub.clock.ms = T0 + 60_000;
+  update(TARIFF, { pricePerKwh: 0.3, forecast: curve(T0, [0.3, 0.2, 0.25, 0.4]) }, T0 + 60_000);
+  update(TARIFF, { pricePerKwh: 0.3, forecast: curve(T0, [0.3, 0.21, 0.25]) }, T0 + 120_000);
+  assert.equal(told, 2);
+  const ahead = async () => (await json(await hub.request(`/tariffs/${TARIFF}/prices`))).map((p: { startDate: string; totalPrice: number }) => [p.startDate.slice(11, 16), p.totalPrice]);
+  assert.deepEqual(await ahead(), [['10:00', 0.3], ['11:00', 0.21], ['12:00', 0.25]]);
+  update(TARIFF, { pricePerKwh: 0.3 }, T0 + 180_000);
+  assert.deepEqual(await ahead(), [['10:00', 0.3], ['11:00', 0.21], ['12:00', 0.25]], 'a feed without a curve keeps the prices ahead');
+  update(TARIFF, { pricePerKwh: 0.3, forecast: [] }, T0 + 240_000);
+  assert.deepEqual(await ahead(), [['10:00', 0.3]]);
+  assert.equal(told, 3);
+});
+
+test('forecast: slots that are not prices are left out (the curve is untrusted telemetry), and none further than 4 days ahead', async (t) => {
+  const { hub, update } = setup(t);
+  hub.clock.ms = T0;
+  const good = { startMs: T0 + H, endMs: T0 + 2 * H, pricePerKwh: 0.2 };
+  const forecast = [
+    null, 'slot', 7, { startMs: T0 + 2 * H }, { startMs: 'x', endMs: T0, pricePerKwh: 0.1 },
+    { startMs: T0 + 2 * H, endMs: T0 + 2 * H, pricePerKwh: 0.1 }, // ends as it starts
+    { startMs: T0 + 2.5 * H + 0.5, endMs: T0 + 3 * H, pricePerKwh: 0.1 }, // not a millisecond
+    { startMs: T0 + 3 * H, endMs: T0 + 4 * H, pricePerKwh: Number.NaN },
+    { startMs: T0 + 5 * 24 * H, endMs: T0 + 5 * 24 * H + H, pricePerKwh: 0.1 },
+    good, { ...good, pricePerKwh: 0.9 }, // the same start twice: the first stands
+  ];
+  update(TARIFF, { pricePerKwh: 0.3, forecast }, T0);
+  assert.deepEqual(hub.store.tariffLedger.ahead(TARIFF, T0), [{ startMs: T0 + H, totalPrice: 0.2 }]);
 });

@@ -99,3 +99,21 @@ export function seedLedger(store: Store, nowMs: number): void {
   for (let h = -6, counter = 4321.5; h <= 0; h++, counter += 0.7 + (h % 3) * 0.45) store.tariffLedger.recordHour(METER, hour + h * HOUR, Math.round(counter * 1000) / 1000, 0);
 }
 
+
+/**
+ * What the page says of the cheapest hours ahead, worked out from the API's prices: the 3 cheapest
+ * starting after `nowMs` (by time), each formatted by the page's own browser (its language and time
+ * zone), after `heading` (the page's words for it).
+ */
+export async function cheapestText(page: Page, prices: readonly { startDate: string; totalPrice: number }[], nowMs: number, heading: string, currency = 'EUR'): Promise<string> {
+  const cheapest = prices.filter((p) => Date.parse(p.startDate) > nowMs).sort((a, b) => a.totalPrice - b.totalPrice).slice(0, 3)
+    .sort((a, b) => Date.parse(a.startDate) - Date.parse(b.startDate));
+  assert.ok(cheapest.length > 0, 'the API has prices ahead');
+  // Evaluated in the page (as its script formats: src/api/household/script.ts, hhmm and money).
+  return page.evaluate(`(() => {
+    const lang = document.documentElement.lang === navigator.language.split('-')[0] ? navigator.language : document.documentElement.lang;
+    const money = new Intl.NumberFormat(lang, { style: 'currency', currency: ${JSON.stringify(currency)}, minimumFractionDigits: 3, maximumFractionDigits: 3 });
+    const list = ${JSON.stringify(cheapest)};
+    return ${JSON.stringify(heading)} + ': ' + list.map((p) => new Date(p.startDate).toLocaleTimeString(lang, { hour: '2-digit', minute: '2-digit' }) + ' ' + money.format(p.totalPrice)).join(', ');
+  })()`) as Promise<string>;
+}

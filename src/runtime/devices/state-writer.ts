@@ -205,8 +205,15 @@ export class StateWriter {
   }
 }
 
+/**
+ * The values as text to compare, keys in order. Not JSON.stringify's key list: that list is kept at
+ * every depth, so a nested value (a tariff's forecast slots, an HVAC's targets) lost the keys that
+ * are not also top-level fields, and a change in them was taken for no change.
+ */
 function valuesJson(state: Record<string, unknown> | null): string {
   if (!state) return '{}';
   const { lastUpdated: _stamp, ...values } = state;
-  return JSON.stringify(values, Object.keys(values).sort());
+  const sorted: Record<string, unknown> = {};
+  for (const key of Object.keys(values).sort()) sorted[key] = values[key];
+  return JSON.stringify(sorted);
 }

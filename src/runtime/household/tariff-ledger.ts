@@ -1,5 +1,7 @@
 // Keeps what tariff prices and hourly consumption need, from the devices' updates: each price a
-// tariff's source publishes (from the quarter hour it was published in, kept 48 hours), and a grid
+// tariff's source publishes (from the quarter hour it was published in, kept 48 hours), the prices it
+// publishes for later (its `forecast` telemetry, each from its slot's start, replaced by each newer
+// curve; drivers/mqtt/tariff-topic.ts), and a grid
 // meter's import counter at each hour's start (one row per meter and hour: the flash budget of the
 // telemetry is kept). Then it works out a tariff's consumption: the household's grid import per hour
 // times the price in force (decisions §5).
@@ -20,6 +22,11 @@ const QUARTER_MS = 15 * 60_000;
 const HOUR_MS = 60 * 60_000;
 /** Prices are kept for the last 48 hours (and every later one the source published). */
 export const PRICE_WINDOW_MS = 48 * HOUR_MS;
+/** Prices published further ahead than this are not taken: no source publishes them (a day-ahead
+ * curve reaches at most the end of tomorrow), and a wrong clock or a wrong feed would keep them. */
+const AHEAD_MS = 4 * 24 * HOUR_MS;
+/** The most slots of a curve taken (4 days of quarter hours; tariff-topic keeps as many). */
+const AHEAD_SLOTS = 384;
 /** Hourly counters are kept for 400 days: a year of consumption, at 2000 hours a page. */
 const HOURS_KEPT_MS = 400 * 24 * HOUR_MS;
 
@@ -34,7 +41,7 @@ export class TariffLedger {
     this.off = this.events.on((event) => {
       if (event.type !== 'update') return;
       if (this.clockWatch && !this.clockWatch.trusted) return;
-      if (event.device.kind === 'tariff') this.priceSeen(event.device, event.atMs);
+      if (event.device.kind === 'tariff') this.pricesSeen(event.device, event.atMs);
       else if (event.device.kind === 'meter') this.counterSeen(event.device, event.atMs);
     });
     this.clockWatch?.on('step', this.onStep);
@@ -55,16 +62,42 @@ export class TariffLedger {
   /** The clock is set: each tariff's price now is in force from now (none was recorded before). */
   private readonly onTrusted = (): void => {
     const nowMs = this.clock.now();
-    for (const tariff of this.store.devices.all()) if (tariff.kind === 'tariff') this.priceSeen(tariff, nowMs);
+    for (const tariff of this.store.devices.all()) if (tariff.kind === 'tariff') this.pricesSeen(tariff, nowMs);
   };
 
-  /** A price differing from the last one recorded is in force from the quarter hour it came in. */
-  priceSeen(tariff: DeviceRecord, atMs: number): void {
+  /** A tariff's update: the price in force and those published for later; told when either changed. */
+  pricesSeen(tariff: DeviceRecord, atMs: number): void {
+    const inForce = this.priceSeen(tariff, atMs);
+    const ahead = this.forecastSeen(tariff, atMs);
+    if (inForce || ahead) this.events.emit({ type: 'price.update', device: tariff, prices: tariffPrices(this.store, tariff.id, atMs), atMs });
+  }
+
+  /**
+   * A price differing from the one in force is in force from the quarter hour it came in. Compared
+   * with the one in force, not the latest row: rows published ahead come later than it.
+   */
+  private priceSeen(tariff: DeviceRecord, atMs: number): boolean {
     const price = tariff.state?.['pricePerKwh'];
-    if (typeof price !== 'number' || !Number.isFinite(price)) return;
-    if (this.store.tariffLedger.latestPrice(tariff.id)?.totalPrice === price) return;
+    if (typeof price !== 'number' || !Number.isFinite(price)) return false;
+    if (this.store.tariffLedger.priceAt(tariff.id, atMs)?.totalPrice === price) return false;
     this.store.tariffLedger.recordPrice(tariff.id, Math.floor(atMs / QUARTER_MS) * QUARTER_MS, price, atMs - PRICE_WINDOW_MS);
-    this.events.emit({ type: 'price.update', device: tariff, prices: tariffPrices(this.store, tariff.id, atMs), atMs });
+    return true;
+  }
+
+  /**
+   * The curve the source published (`forecast`: slots of startMs, endMs, pricePerKwh) replaces the
+   * prices ahead of now when it differs from them: a slot no longer published disappears, those
+   * already begun stay as recorded (the price in force is the source's current price, priceSeen).
+   * No `forecast` at all (a feed without a curve, or not heard yet) leaves them as they are.
+   */
+  private forecastSeen(tariff: DeviceRecord, atMs: number): boolean {
+    const forecast = tariff.state?.['forecast'];
+    if (!Array.isArray(forecast)) return false;
+    const ahead = slotsAhead(forecast, atMs);
+    const known = this.store.tariffLedger.ahead(tariff.id, atMs);
+    if (known.length === ahead.length && known.every((row, i) => row.startMs === ahead[i]!.startMs && row.totalPrice === ahead[i]!.totalPrice)) return false;
+    this.store.tariffLedger.replaceAhead(tariff.id, atMs, ahead);
+    return true;
   }
 
   /** The import counter's first reading in an hour stands for the hour's start. */
@@ -74,6 +107,24 @@ export class TariffLedger {
     const added = this.store.tariffLedger.recordHour(meter.id, Math.floor(atMs / HOUR_MS) * HOUR_MS, counter, atMs - HOURS_KEPT_MS, this.stepped.has(meter.id));
     if (added) this.stepped.delete(meter.id);
   }
+}
+
+/**
+ * The slots of a published curve that begin after `atMs` (and within AHEAD_MS), each from its
+ * start, oldest first; a slot that is not a start before its end with a finite price is left out,
+ * and of two with the same start the first stands. The curve is the device's telemetry: untrusted.
+ */
+export function slotsAhead(forecast: readonly unknown[], atMs: number): PriceRow[] {
+  const byStart = new Map<number, number>();
+  for (const slot of forecast.slice(0, AHEAD_SLOTS)) {
+    if (slot === null || typeof slot !== 'object') continue;
+    const { startMs, endMs, pricePerKwh } = slot as Record<string, unknown>;
+    if (typeof startMs !== 'number' || typeof endMs !== 'number' || typeof pricePerKwh !== 'number') continue;
+    if (!Number.isSafeInteger(startMs) || !(endMs > startMs) || !Number.isFinite(pricePerKwh)) continue;
+    if (startMs <= atMs || startMs > atMs + AHEAD_MS || byStart.has(startMs)) continue;
+    byStart.set(startMs, pricePerKwh);
+  }
+  return [...byStart].sort(([a], [b]) => a - b).map(([startMs, totalPrice]) => ({ startMs, totalPrice }));
 }
 
 export interface PriceJson {

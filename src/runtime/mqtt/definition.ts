@@ -24,6 +24,25 @@ export interface StateTopic {
    * with `_` are the definition's own working values (inputs of `derived`), never stored. No fields:
    * a heartbeat, which only tells that the device is there. */
   fields: Record<string, ValueRule>;
+  /** The topic is the count of a list published one value per topic under it (see SeriesSpec). */
+  series?: SeriesSpec;
+}
+
+/**
+ * A list a publisher spreads over topics, as evcc publishes its slices (server/mqtt.go
+ * publishComplex @b29b49e): the topic itself carries the count of valid slots, slot n's parts sit at
+ * `<topic>/<n>/<at>` (n from 1). Heard through `+` wildcards under the topic only; a count beyond
+ * `maxSlots`, an index past it, a part not declared or a value its rule does not take are ignored,
+ * so what a publisher sends never grows the list past `maxSlots`. The list kept in `field` is the
+ * slots 1..count whose every part is known, in order (a slot left over from a longer list, past
+ * the count, is not in it); none until the count is heard. An empty count is an empty list (evcc
+ * erases a nil slice), an empty part erases that part.
+ */
+export interface SeriesSpec {
+  field: string;
+  maxSlots: number;
+  /** The slot's fields: where each sits under the slot (`at`, one topic level) and its rule. */
+  slot: Record<string, ValueRule & { at: string }>;
 }
 
 /** A field worked out from others: the first of `firstOf` that has a value (and whose condition holds). */

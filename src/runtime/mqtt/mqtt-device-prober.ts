@@ -111,9 +111,10 @@ export class MqttDeviceProber implements DeviceProber {
 }
 
 /**
- * A price topic other than evcc's comes with no currency or heartbeat topic of evcc's: those are
- * emptied, so the currency is the one given and the price alone keeps the tariff heard. evcc's under
- * another prefix (`home/evcc/site/tariffGrid`) has its companions under that prefix.
+ * A price topic other than evcc's comes with no currency, heartbeat or forecast topic of evcc's: those
+ * are emptied, so the currency is the one given, the price alone keeps the tariff heard and no curve
+ * is listened for. evcc's under another prefix (`home/evcc/site/tariffGrid`) has its companions under
+ * that prefix.
  */
 function tariffTopics(binding: DriverBinding): void {
   const topic = typeof binding['priceTopic'] === 'string' ? binding['priceTopic'] : undefined;
@@ -122,8 +123,10 @@ function tariffTopics(binding: DriverBinding): void {
   if (evcc) {
     binding['currencyTopic'] = `${evcc[1]}site/currency`;
     binding['heartbeatTopic'] = `${evcc[1]}updated`;
+    binding['forecastTopic'] = `${evcc[1]}site/forecast/grid`;
     return;
   }
   binding['currencyTopic'] = '';
   binding['heartbeatTopic'] = '';
+  binding['forecastTopic'] = '';
 }

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { DriverBinding } from '../../domain/device.ts';
 import { COMMAND_TYPES, DEVICE_KINDS, type CommandType } from '../../domain/vocabulary.ts';
-import type { Availability, MqttDriverDefinition } from './definition.ts';
+import type { Availability, MqttDriverDefinition, SeriesSpec } from './definition.ts';
 import { isTopicSafe, parsePath } from '../values/values.ts';
 import { DefinitionRegistry } from '../families/definition-registry.ts';
 
@@ -94,6 +94,7 @@ function checkDefinition(definition: MqttDriverDefinition): void {
       if (!BUILT_IN.has(name!) && !(name! in definition.settings) && !dialectNames.has(name!)) fail(`template "${template}" uses {${name}}, which is not a setting`);
     }
   }
+  // A series' list is written once a flush, apart from the other fields: no derived field uses it.
   const fields = new Set([...definition.state.flatMap((s) => Object.keys(s.fields)), ...Object.keys(definition.derived ?? {})]);
   for (const [field, rule] of Object.entries(definition.derived ?? {})) {
     for (const source of rule.firstOf) {
@@ -108,6 +109,7 @@ function checkDefinition(definition: MqttDriverDefinition): void {
   }
   for (const topic of definition.state) {
     if (/[#+]/.test(topic.topic)) fail(`state topic ${topic.topic} must not contain wildcards`);
+    if (topic.series) checkSeries(topic.topic, topic.series, fail);
     for (const rule of Object.values(topic.fields)) {
       for (const path of rule.path === undefined ? [] : typeof rule.path === 'string' ? [rule.path] : rule.path) {
         if (parsePath(path).length === 0) fail(`empty path in ${topic.topic}`);
@@ -121,6 +123,18 @@ function checkDefinition(definition: MqttDriverDefinition): void {
       if (!fields.has(field)) fail(`command ${type} is confirmed by field ${field}, which no state topic gives`);
     }
   }
+}
+
+/** The largest list a definition may keep (SeriesSpec.maxSlots): 4 days of 15-minute slots is 384. */
+export const MAX_SERIES_SLOTS = 1000;
+
+function checkSeries(topic: string, series: SeriesSpec, fail: (message: string) => never): void {
+  if (!Number.isInteger(series.maxSlots) || series.maxSlots < 1 || series.maxSlots > MAX_SERIES_SLOTS) fail(`series of ${topic} must keep 1 to ${MAX_SERIES_SLOTS} slots`);
+  const parts = Object.values(series.slot).map((rule) => rule.at);
+  if (parts.length === 0) fail(`series of ${topic} has no slot fields`);
+  // One topic level each: the slots are heard through `<topic>/+/<at>` and nothing else.
+  for (const at of parts) if (!/^[^/#+\u0000]+$/.test(at)) fail(`series part "${at}" of ${topic} must be one topic level without wildcards`);
+  if (new Set(parts).size !== parts.length) fail(`series of ${topic} names a part twice`);
 }
 
 const Rule = z.strictObject({

@@ -19,6 +19,7 @@ import { runMqttCommand } from './mqtt-commands.ts';
 import type { MqttDriverRegistry } from './mqtt-registry.ts';
 import { MqttSession, type Route } from './mqtt-session.ts';
 import { boundedSignal, type BoundedSignal } from '../bounded-signal.ts';
+import { topicMatches } from './series.ts';
 
 export interface MqttRuntimeSettings {
   flushMs: number;
@@ -70,7 +71,17 @@ export class MqttRuntime implements CommandExecutor {
   readonly writer: StateWriter;
   readonly settings: MqttRuntimeSettings;
   private readonly sessions = new Map<string, MqttSession>();
+  /** Routes by the filter subscribed: a topic, or a wildcard filter (a list's slots, SeriesSpec). */
   private readonly routes = new Map<string, Route[]>();
+  /** The filters of `routes` with wildcards, by the levels before their first wildcard: a topic heard
+   * is matched against those under its own leading levels only (a fleet hub has thousands). */
+  private readonly wildcards = new Map<string, Set<string>>();
+  /**
+   * Sessions whose lists (SeriesSpec) changed since the last flush, with when: assembled and written
+   * once a flush, not once a message. evcc's curve is hundreds of topics; assembling and comparing
+   * the device's state for each of them grew with the square of the slots.
+   */
+  private readonly seriesChanged = new Map<MqttSession, number>();
   private timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
   private attached: MqttClient | undefined;
@@ -103,9 +114,16 @@ export class MqttRuntime implements CommandExecutor {
     this.flush();
     this.sessions.clear();
     this.routes.clear();
+    this.wildcards.clear();
   }
 
   flush(): void {
+    for (const [session, atMs] of this.seriesChanged) {
+      if (this.sessions.get(session.device.id) !== session) continue; // removed meanwhile
+      const values = session.settleSeries();
+      if (Object.keys(values).length > 0) this.writer.reportValues(session.device.id, values, Object.keys(values), atMs);
+    }
+    this.seriesChanged.clear();
     this.writer.flush();
   }
 
@@ -122,6 +140,7 @@ export class MqttRuntime implements CommandExecutor {
         this.routes.set(topic, left);
       } else {
         this.routes.delete(topic);
+        if (isWildcard(topic)) this.wildcards.get(fixedPart(topic))?.delete(topic);
         if (client?.connected) client.unsubscribe(topic);
       }
     }
@@ -224,9 +243,10 @@ export class MqttRuntime implements CommandExecutor {
       .finally(() => connecting.done());
     const routes = session.routes();
     const onMessage = (topic: string, payload: Buffer) => {
-      for (const [t, route] of routes) {
-        if (t !== topic) continue;
+      for (const [filter, route] of routes) {
+        if (filter !== topic && !(isWildcard(filter) && topicMatches(filter, topic))) continue;
         if (route.kind === 'state') session.onState(route.topic, payload, this.mono(), route.dialects);
+        else if (route.kind === 'series') session.onSeries(route.series, topic, payload, this.mono());
         else if (route.kind === 'availability') session.onAvailability(payload, route.source);
       }
     };
@@ -254,6 +274,7 @@ export class MqttRuntime implements CommandExecutor {
       // Retained values of the other topics arrive together; give them a moment.
       await new Promise((resolve) => setTimeout(resolve, 300));
       if (session.available === false) throw new ProbeFailure('OFFLINE', 'the device reports itself offline');
+      session.settleSeries();
       return { values: { ...session.values }, staticValues: { ...session.staticValues } };
     } finally {
       waiting?.done();
@@ -291,8 +312,8 @@ export class MqttRuntime implements CommandExecutor {
   }
 
   private onMessage(topic: string, payload: Buffer, packet: IPublishPacket): void {
-    const routes = this.routes.get(topic);
-    if (!routes) return;
+    const routes = this.routesOf(topic);
+    if (routes.length === 0) return;
     const now = this.deps.clock.now();
     const mono = this.mono();
     for (const route of routes) {
@@ -301,6 +322,9 @@ export class MqttRuntime implements CommandExecutor {
         if (route.kind === 'state') {
           const update = session.onState(route.topic, payload, mono, route.dialects);
           this.writer.reportValues(session.device.id, update.values, update.mapped, now);
+        } else if (route.kind === 'series') {
+          if (session.onSeries(route.series, topic, payload, mono)) this.seriesChanged.set(session, now);
+          this.writer.reportOnline(session.device.id, true);
         } else if (route.kind === 'availability') {
           const before = session.available;
           const online = session.onAvailability(payload, route.source);
@@ -314,6 +338,17 @@ export class MqttRuntime implements CommandExecutor {
         session.log.warn({ err: { type: (err as Error).name, message: (err as Error).message }, topic }, 'mqtt: message not understood');
       }
     }
+  }
+
+  /** The routes of a topic heard: its own, and those of the wildcard filters it matches. */
+  private routesOf(topic: string): Route[] {
+    const exact = this.routes.get(topic) ?? [];
+    if (this.wildcards.size === 0) return exact;
+    const matched: Route[] = [];
+    for (let end = topic.indexOf('/'); end !== -1; end = topic.indexOf('/', end + 1)) {
+      for (const filter of this.wildcards.get(topic.slice(0, end)) ?? []) if (topicMatches(filter, topic)) matched.push(...(this.routes.get(filter) ?? []));
+    }
+    return matched.length === 0 ? exact : [...exact, ...matched];
   }
 
   /**
@@ -359,6 +394,12 @@ export class MqttRuntime implements CommandExecutor {
         if (list) list.push(route);
         else {
           this.routes.set(topic, [route]);
+          if (isWildcard(topic)) {
+            const fixed = fixedPart(topic);
+            const filters = this.wildcards.get(fixed);
+            if (filters) filters.add(topic);
+            else this.wildcards.set(fixed, new Set([topic]));
+          }
           fresh.push(topic);
         }
       }
@@ -373,4 +414,14 @@ export class MqttRuntime implements CommandExecutor {
       return undefined;
     }
   }
+}
+
+function isWildcard(filter: string): boolean {
+  return /[+#]/.test(filter);
+}
+
+/** A wildcard filter's levels before its first wildcard level (`a/b/+/1` → `a/b`). */
+function fixedPart(filter: string): string {
+  const levels = filter.split('/');
+  return levels.slice(0, levels.findIndex((level) => level === '+' || level === '#')).join('/');
 }

@@ -9,6 +9,7 @@ import type { Logger } from '../../log.ts';
 import type { Availability, MqttDriverDefinition, StateTopic } from './definition.ts';
 import { settingsOf } from './mqtt-registry.ts';
 import { applyRule, decodePayload, fillTemplate, valueAt } from '../values/values.ts';
+import { SeriesBuffer } from './series.ts';
 
 /** The setting value that listens on every dialect and follows the one the device is heard on. */
 export const AUTO_DIALECT = 'auto';
@@ -22,6 +23,8 @@ const API_STATE_FIELDS: Partial<Record<DeviceKind, readonly string[]>> = {
 
 export type Route =
   | { kind: 'state'; session: MqttSession; topic: StateTopic; dialects: readonly string[] }
+  /** A list's count topic, or a wildcard filter of its slots' parts (SeriesSpec). */
+  | { kind: 'series'; session: MqttSession; series: SeriesBuffer }
   | { kind: 'availability'; session: MqttSession; source: number }
   | { kind: 'reply'; session: MqttSession };
 
@@ -54,6 +57,9 @@ export class MqttSession extends EventEmitter {
   /** Increments with each state message, so that a waiter can ask for one newer than it saw. */
   messages = 0;
   private readonly stateTopics: ReadonlyMap<string, { topic: StateTopic; dialects: string[] }>;
+  /** The lists published one value per topic, by their count topic. */
+  private readonly series: ReadonlyMap<string, SeriesBuffer>;
+  private readonly seriesChanged = new Set<SeriesBuffer>();
   /** Silence after which the device is offline: the binding's setting, else the definition's. */
   private readonly staleAfterMs: number | undefined;
 
@@ -76,14 +82,20 @@ export class MqttSession extends EventEmitter {
     const availability = definition.availability;
     this.availabilities = availability === undefined ? [] : Array.isArray(availability) ? availability : [availability as Availability];
     const stateTopics = new Map<string, { topic: StateTopic; dialects: string[] }>();
+    const series = new Map<string, SeriesBuffer>();
     for (const stateTopic of definition.state) {
       for (const [topic, dialects] of this.fillByDialect(stateTopic.topic, stateTopic.optional === true)) {
+        if (stateTopic.series) {
+          if (!series.has(topic)) series.set(topic, new SeriesBuffer({ ...stateTopic, series: stateTopic.series }, topic));
+          continue;
+        }
         const known = stateTopics.get(topic);
         if (known) known.dialects.push(...dialects);
         else stateTopics.set(topic, { topic: stateTopic, dialects });
       }
     }
     this.stateTopics = stateTopics;
+    this.series = series;
     const staleSetting = definition.staleAfterSetting ? this.settings[definition.staleAfterSetting] : undefined;
     this.staleAfterMs = staleSetting !== undefined ? Number(staleSetting) * 1000 : definition.staleAfterMs;
   }
@@ -125,6 +137,10 @@ export class MqttSession extends EventEmitter {
   /** Every topic the device is heard on, with what each carries. */
   routes(): [string, Route][] {
     const out: [string, Route][] = [...this.stateTopics].map(([topic, { topic: stateTopic, dialects }]) => [topic, { kind: 'state', session: this, topic: stateTopic, dialects }]);
+    for (const [topic, series] of this.series) {
+      const route: Route = { kind: 'series', session: this, series };
+      for (const filter of [topic, ...series.filters()]) out.push([filter, route]);
+    }
     this.availabilities.forEach((availability, source) => {
       for (const [topic] of this.fillEach(availability.topic, availability.optional)) out.push([topic, { kind: 'availability', session: this, source }]);
     });
@@ -146,7 +162,6 @@ export class MqttSession extends EventEmitter {
       this.log.info({ dialect: this.dialect, topic: topic.topic }, 'mqtt: the device is heard in this topic variant');
     }
     const data = decodePayload(payload, topic.format);
-    const update: StateUpdate = { values: {}, mapped: [] };
     const touched: string[] = [];
     for (const [field, rule] of Object.entries(topic.fields)) {
       const value = rule.fromSettings !== undefined ? this.fill(rule.fromSettings) : applyRule(rule, data);
@@ -158,6 +173,37 @@ export class MqttSession extends EventEmitter {
       else this.values[field] = value;
       touched.push(field);
     }
+    return this.settle(touched, nowMs);
+  }
+
+  /**
+   * A message on a list's count topic or one of its slots' parts: true when it changed the list
+   * (not a repeat, nor a message the list ignores, SeriesBuffer.take). Either way the device spoke.
+   * The list is assembled by settleSeries: a curve arrives as hundreds of topics.
+   */
+  onSeries(series: SeriesBuffer, topic: string, payload: Buffer, nowMs: number): boolean {
+    const changed = series.take(topic, payload) === 'changed';
+    if (changed) this.seriesChanged.add(series);
+    this.heard(nowMs);
+    return changed;
+  }
+
+  /** The lists changed since the last call, assembled into `values`: each field with its list. */
+  settleSeries(): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    for (const series of this.seriesChanged) {
+      const list = series.list();
+      if (list === undefined) continue;
+      this.values[series.spec.field] = list;
+      out[series.spec.field] = list;
+    }
+    this.seriesChanged.clear();
+    return out;
+  }
+
+  /** The derived fields worked out again, and what of the touched fields belongs in the stored state. */
+  private settle(touched: string[], nowMs: number): StateUpdate {
+    const update: StateUpdate = { values: {}, mapped: [] };
     for (const [field, rule] of Object.entries(this.definition.derived ?? {})) {
       const value = derive(rule, this.values);
       if (value === undefined) delete this.values[field];
@@ -173,10 +219,14 @@ export class MqttSession extends EventEmitter {
       const value = this.values[field];
       if (value !== undefined) update.values[field] = value;
     }
+    this.heard(nowMs);
+    return update;
+  }
+
+  private heard(nowMs: number): void {
     this.lastMessageAtMs = nowMs;
     this.messages++;
     this.emit('state');
-    return update;
   }
 
   /** An availability message: true online, false offline, undefined when not understood. */

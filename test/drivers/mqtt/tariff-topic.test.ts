@@ -2,12 +2,14 @@
 // (site/tariffGrid with at most three decimals, site/currency, the alive indicator updated), through a
 // real broker and a whole hub: the price is kept with the currency evcc names, the tariff is online
 // while evcc runs (its heartbeat, even when the price stays), and offline once nothing came for the
-// binding's staleAfterSeconds.
+// binding's staleAfterSeconds. evcc's day-ahead curve (site/forecast/grid, spread over topics by
+// publishComplex) becomes the prices ahead of GET /tariffs/{id}/prices.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { TariffTopicSim } from '../../../src/sim/mqtt/tariff-topic-sim.ts';
 import { drivenRecord, startMqttHub } from '../../support/mqtt-hub.ts';
 import { until } from '../../support/process.ts';
+import { TopicWatch } from '../../support/topic-watch.ts';
 
 const TARIFF = '9c4d5e6f-0000-4000-8000-0000000a0001';
 
@@ -95,4 +97,39 @@ test('tariff-topic: no price for longer than staleAfterSeconds shows the tariff 
   const back = hub.event((e) => e.type === 'update' && e.device.id === TARIFF && e.device.isOnline);
   await feed.setPrice(0.31);
   await back;
+});
+
+/** Hourly slots from the hour before the current one, as evcc's curve begins in the past (today's midnight). */
+function hourlyCurve(prices: number[]): { startMs: number; endMs: number; price: number }[] {
+  const first = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000;
+  return prices.map((price, i) => ({ startMs: first + i * 3_600_000, endMs: first + (i + 1) * 3_600_000, price }));
+}
+
+test('tariff-topic: evcc\'s curve on site/forecast/grid is /prices ahead; a shorter one (its old slots still retained past the count) replaces it', async (t) => {
+  const { hub, feed } = await setup(t);
+  type Price = { startDate: string; totalPrice: number };
+  // Ahead is told at the moment it is asked (an hour may begin while the test runs).
+  const aheadOf = (prices: Price[]) => prices.filter((p) => Date.parse(p.startDate) > Date.now());
+  const expected = (slots: { startMs: number; price: number }[]): Price[] => slots.filter((slot) => slot.startMs > Date.now())
+    .map((slot) => ({ startDate: new Date(slot.startMs).toISOString().replace('.000Z', 'Z'), totalPrice: Number(slot.price.toFixed(3)) }));
+  const long = hourlyCurve([0.31, 0.2874, 0.2216, 0.1988, 0.3502, 0.27]);
+  const told = hub.event((e) => e.type === 'price.update' && e.device.id === TARIFF && aheadOf(e.prices).length === expected(long).length);
+  await feed.setForecast(long);
+  await told;
+  const prices = (await (await hub.api(`/tariffs/${TARIFF}/prices`)).json()) as Price[];
+  // %.3f as evcc sends them; the slot begun and the one before it are not the future.
+  assert.deepEqual(aheadOf(prices), expected(long));
+  assert.equal(prices.at(0)!.totalPrice, 0.287, 'the price in force is site/tariffGrid\'s');
+
+  const short = long.slice(0, 4);
+  const shorter = hub.event((e) => e.type === 'price.update' && e.device.id === TARIFF && aheadOf(e.prices).length === expected(short).length);
+  await feed.setForecast(short);
+  const event = await shorter;
+  assert.deepEqual(event.type === 'price.update' && aheadOf(event.prices), expected(short));
+  const watch = await TopicWatch.start(t, hub.broker.url, [`${feed.forecastTopic}/5/3`]);
+  await watch.until((m) => m.payload === '0.35', 10_000, 'slot 5 still retained on the broker: the count says it is not valid');
+
+  const erased = hub.event((e) => e.type === 'price.update' && e.device.id === TARIFF && aheadOf(e.prices).length === 0);
+  await feed.setForecast([]);
+  await erased;
 });
