@@ -44,7 +44,7 @@ function demoHub(publicUrl: string) {
   const prepared = prepareImport(demoRecords(now), now, (id) => store.devices.get(id)?.kind, () => undefined);
   store.importDevices(prepared.devices, prepared.images, now, prepared.ocppCredentials);
   for (let i = 576; i >= 1; i--) {
-    store.householdSeries.add('demo-household', { startMs: now - i * 300_000, pvKw: 4.123, homeKw: 1.234, gridKw: -2.345, batteryKw: 0.5, batterySoc: 55.5, price: 0.2874 });
+    store.householdSeries.add('demo-household', { startMs: now - i * 300_000, pvKw: 4.123, homeKw: 1.234, gridKw: -2.345, batteryKw: 0.5, carKw: 0.044, batterySoc: 55.5, price: 0.2874 });
   }
   const tariff = store.devices.all().find((d) => d.kind === 'tariff')!;
   const hour = Math.floor(now / 3_600_000) * 3_600_000;

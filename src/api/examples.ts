@@ -175,8 +175,8 @@ export function operationExamples(baseUrl: string, vendors: VendorCatalog, paira
     ...both(['getTariffConsumption', 'getUserTariffConsumption'], consumption),
     getHouseholdSeries: {
       response: householdSeriesJson(USER, [
-        { startMs: AT - 600_000, pvKw: 3.912, homeKw: 1.204, gridKw: -1.508, batteryKw: 1.2, batterySoc: 63.5, price: 0.2874 },
-        { startMs: AT - 300_000, pvKw: 4.107, homeKw: 2.951, gridKw: -0.356, batteryKw: 0.8, batterySoc: 64.2, price: 0.2874 },
+        { startMs: AT - 600_000, pvKw: 3.912, homeKw: 1.204, gridKw: -1.508, batteryKw: 1.2, carKw: 0, batterySoc: 63.5, price: 0.2874 },
+        { startMs: AT - 300_000, pvKw: 4.107, homeKw: 2.951, gridKw: 1.844, batteryKw: 0.8, carKw: 2.2, batterySoc: 64.2, price: 0.2874 },
       ]),
     },
     connectCharger: {

@@ -1,4 +1,4 @@
-// The household_points table (migration 008): each user's 5-minute points of the last 48 hours. They
+// The household_points table (migrations 008 and 014): each user's 5-minute points of the last 48 hours. They
 // are read from memory: the table (pruned to 48 hours as it is written) is loaded once at start and only written, in batches (persist(),
 // with the devices' telemetry), so the curves cost the card a few pages per telemetry interval and
 // a restart keeps them. Points not yet written are lost at a power cut, as the telemetry is.
@@ -12,6 +12,8 @@ export interface HouseholdPoint {
   homeKw: number | null;
   gridKw: number | null;
   batteryKw: number | null;
+  /** Into the cars (chargers, and cars no charger serves); null in points from before migration 014. */
+  carKw: number | null;
   batterySoc: number | null;
   price: number | null;
 }
@@ -31,13 +33,13 @@ export class HouseholdSeriesRepository {
   private keepFromMs: number | undefined;
 
   constructor(private readonly db: Db) {
-    this.put = db.prepare(`INSERT OR REPLACE INTO household_points (user_id, start_at, pv_kw, home_kw, grid_kw, battery_kw, battery_soc, price)
-      VALUES (@userId, @startMs, @pvKw, @homeKw, @gridKw, @batteryKw, @batterySoc, @price)`);
+    this.put = db.prepare(`INSERT OR REPLACE INTO household_points (user_id, start_at, pv_kw, home_kw, grid_kw, battery_kw, car_kw, battery_soc, price)
+      VALUES (@userId, @startMs, @pvKw, @homeKw, @gridKw, @batteryKw, @carKw, @batterySoc, @price)`);
     // Never a user's newest point: a step of the clock does not empty a curve.
     this.prune = db.prepare(`DELETE FROM household_points WHERE start_at < @keepFromMs
       AND start_at < (SELECT max(start_at) FROM household_points newest WHERE newest.user_id = household_points.user_id)`);
     const rows = db.prepare(`SELECT user_id AS userId, start_at AS startMs, pv_kw AS pvKw, home_kw AS homeKw, grid_kw AS gridKw,
-      battery_kw AS batteryKw, battery_soc AS batterySoc, price FROM household_points ORDER BY start_at`)
+      battery_kw AS batteryKw, car_kw AS carKw, battery_soc AS batterySoc, price FROM household_points ORDER BY start_at`)
       .all() as (HouseholdPoint & { userId: string })[];
     for (const { userId, ...point } of rows) this.listOf(userId).push(point);
   }

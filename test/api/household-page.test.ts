@@ -116,7 +116,7 @@ test('today\'s figures are the API\'s: energy from the series\' points, cost the
   // Points from yesterday evening on, some importing, some exporting, the battery both ways.
   for (let at = midnight - 2 * HOUR; at < nowMs - POINT_MS; at += POINT_MS) {
     const i = (at - midnight) / POINT_MS;
-    store.householdSeries.add(USER, { startMs: at, pvKw: Math.max(0, Math.sin(i / 40) * 5), homeKw: 1 + (i % 7) * 0.1, gridKw: ((i % 11) - 5) * 0.3, batteryKw: ((i % 9) - 4) * 0.2, batterySoc: 50, price: 0.25 });
+    store.householdSeries.add(USER, { startMs: at, pvKw: Math.max(0, Math.sin(i / 40) * 5), homeKw: 1 + (i % 7) * 0.1, gridKw: ((i % 11) - 5) * 0.3, batteryKw: ((i % 9) - 4) * 0.2, carKw: i % 13 < 4 ? 3.7 : 0, batterySoc: 50, price: 0.25 });
   }
   const get = async (path: string) => (await app.request(path, { headers: { 'x-api-key': key } })).json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
   const today = await get(`/home/today?user=${USER}`);

@@ -1,7 +1,8 @@
 // The household's 5-minute curves: flows worked out from the devices' live values (the grid meter's
 // sign, the battery's, offline devices left out), means over each 5 minutes, 48 hours kept, and the
 // points written in batches with the telemetry, read back after a restart; across steps of the clock
-// (issue 33) no point is lost or misdated, and nothing is pruned by a wrong clock.
+// (issue 33) no point is lost or misdated, and nothing is pruned by a wrong clock. A point keeps the
+// car's power and balances: PV + grid = battery + car + house (issue 30).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +21,7 @@ const PV = '1e6d3b2f-0000-4000-8000-0000000000a1';
 const GRID = '2f7e4c3a-0000-4000-8000-0000000000b1';
 const BATTERY = '0d5c2a1e-0000-4000-8000-0000000000c1';
 const TARIFF = '6dbc8a7e-0000-4000-8000-0000000000d1';
+const CHARGER = '4b9a6e5c-0000-4000-8000-0000000000e1';
 const T0 = Date.parse('2026-11-07T10:00:00Z');
 
 function setup(t: import('node:test').TestContext, hub: TestHub = createTestHub(), clockWatch?: ClockWatch) {
@@ -29,6 +31,7 @@ function setup(t: import('node:test').TestContext, hub: TestHub = createTestHub(
     { kind: 'meter', id: GRID, userId: USER, staticData: { vendor: 'SMA', model: 'Home Manager 2.0' }, driver: { type: 'sma', host: '192.0.2.10', role: 'grid' } },
     { kind: 'battery', id: BATTERY, userId: USER, staticData: { vendor: 'SMA', model: 'Sunny Island' } },
     { kind: 'tariff', id: TARIFF, userId: USER, staticData: { vendor: 'TIBBER', currency: 'EUR' } },
+    { kind: 'charger', id: CHARGER, userId: USER, staticData: { vendor: 'GO_E', model: 'Gemini' } },
   ]);
   if (!clockWatch) hub.clock.ms = T0;
   const events = new HubEvents();
@@ -71,8 +74,24 @@ test('a point is the mean over its 5 minutes, levels at its end; the 5 minutes u
   assert.equal(hub.store.householdSeries.read(USER, 0).length, 0);
   run(SAMPLE_MS);
   assert.deepEqual(hub.store.householdSeries.read(USER, 0), [
-    { startMs: T0, pvKw: 3, homeKw: 4, gridKw: 1, batteryKw: 0, batterySoc: 52, price: null },
+    { startMs: T0, pvKw: 3, homeKw: 4, gridKw: 1, batteryKw: 0, carKw: null, batterySoc: 52, price: null },
   ]);
+});
+
+test('a point keeps the car\'s mean power and balances as each sample does: PV + grid = battery + car + house, a charger offline for part of it counting 0', (t) => {
+  const { hub, update, run } = setup(t);
+  update(PV, { solarPower: 6 });
+  update(GRID, { power: 2 });
+  update(BATTERY, { chargeRate: 1, stateOfCharge: 40 });
+  update(CHARGER, { chargeRate: 4, chargingState: 'CHARGING' });
+  run(POINT_MS / 2);
+  // The charger stops answering: for the rest of the 5 minutes it counts for nothing, in the house's
+  // figure as in the car's (a mean over its answers alone, 4 kW, would leave 2 kW nowhere).
+  update(CHARGER, { chargeRate: 4, chargingState: 'CHARGING' }, false);
+  run(POINT_MS / 2 + SAMPLE_MS);
+  const [point] = hub.store.householdSeries.read(USER, 0);
+  assert.deepEqual(point, { startMs: T0, pvKw: 6, homeKw: 5, gridKw: 2, batteryKw: 1, carKw: 2, batterySoc: 40, price: null });
+  assert.equal(point!.pvKw! + point!.gridKw!, point!.batteryKw! + point!.carKw! + point!.homeKw!);
 });
 
 test('points wait in memory for the telemetry write, go in one batch, and a restart reads them back; 48 hours are kept', (t) => {
@@ -82,6 +101,7 @@ test('points wait in memory for the telemetry write, go in one batch, and a rest
   const { hub, update, run } = setup(t, createTestHub({ dbPath: path }));
   hub.store.householdSeries.hold = true;
   update(PV, { solarPower: 3 });
+  update(CHARGER, { chargeRate: 7.2 });
   const changes = () => hub.store.db.prepare('SELECT total_changes() AS n').get() as { n: number };
   const before = changes().n;
   run(6 * POINT_MS);
@@ -91,7 +111,7 @@ test('points wait in memory for the telemetry write, go in one batch, and a rest
   assert.equal(hub.store.householdSeries.pendingCount, 0);
   const reopened = Store.open(path);
   t.after(() => reopened.close());
-  assert.deepEqual(reopened.householdSeries.read(USER, 0).map((p) => [p.startMs, p.pvKw]), [0, 1, 2, 3, 4].map((i) => [T0 + i * POINT_MS, 3]));
+  assert.deepEqual(reopened.householdSeries.read(USER, 0).map((p) => [p.startMs, p.pvKw, p.carKw]), [0, 1, 2, 3, 4].map((i) => [T0 + i * POINT_MS, 3, 7.2]));
 
   // Two days later the first points are gone, from memory and from the table.
   hub.clock.advance(48 * 3_600_000);
@@ -153,6 +173,6 @@ test('a clock stepped forward by days prunes the points older than 48 hours but 
   run(2 * POINT_MS);
   clock.step(T0 + 3 * 24 * 3_600_000);
   watch.check();
-  hub.store.householdSeries.add(USER, { startMs: T0 - POINT_MS, pvKw: 1, homeKw: null, gridKw: null, batteryKw: null, batterySoc: null, price: null }, clock.now() - 48 * 3_600_000);
+  hub.store.householdSeries.add(USER, { startMs: T0 - POINT_MS, pvKw: 1, homeKw: null, gridKw: null, batteryKw: null, carKw: null, batterySoc: null, price: null }, clock.now() - 48 * 3_600_000);
   assert.deepEqual(hub.store.householdSeries.read(USER, 0).map((p) => p.startMs), [T0 + POINT_MS], 'the newest point stays');
 });

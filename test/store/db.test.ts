@@ -159,3 +159,20 @@ test('migration 3 brings older rows to lower-case ids, whole-second device times
   assert.deepEqual(store.devices.get(TWIN.toLowerCase())!.staticData, { lastUpdated: '2026-11-03T00:00:00Z' });
   assert.equal(store.commands.get('c2')!.deviceId, TWIN);
 });
+
+test('migration 14 keeps the household\'s points from before it, the car\'s power unknown in them (null), and stores it from then on', (t) => {
+  const path = join(tempDir(t), 'hub.db');
+  const old = new Database(path);
+  for (let step = 1; step <= 13; step++) old.exec(MIGRATIONS[step - 1]!);
+  old.pragma('user_version = 13');
+  old.prepare(`INSERT INTO household_points (user_id, start_at, pv_kw, home_kw, grid_kw, battery_kw, battery_soc, price)
+    VALUES ('u', 0, 3.5, 1.2, -1.1, 1.2, 55, 0.28)`).run();
+  old.close();
+
+  const store = Store.open(path);
+  t.after(() => store.close());
+  assert.equal(store.db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+  assert.deepEqual(store.householdSeries.read('u', 0), [{ startMs: 0, pvKw: 3.5, homeKw: 1.2, gridKw: -1.1, batteryKw: 1.2, carKw: null, batterySoc: 55, price: 0.28 }]);
+  store.householdSeries.add('u', { startMs: 300_000, pvKw: 3.5, homeKw: 1.2, gridKw: 1.1, batteryKw: 1.2, carKw: 2.2, batterySoc: 56, price: 0.28 });
+  assert.deepEqual(store.db.prepare('SELECT start_at AS at, car_kw AS carKw FROM household_points ORDER BY start_at').all(), [{ at: 0, carKw: null }, { at: 300_000, carKw: 2.2 }]);
+});

@@ -42,9 +42,9 @@ export async function startHub(t: TestContext) {
   series.start();
   const sightings = new DeviceSightings(events);
   sightings.start();
-  // Points of the last half hour, as the sampler leaves them, so that the curves have something to draw.
+  // Points of the last half hour, as the sampler leaves them (balanced: PV + grid = battery + car + house), so that the curves have something to draw.
   for (let i = 6; i >= 1; i--) {
-    store.householdSeries.add(DEMO_USER, { startMs: Math.floor(clock.now() / POINT_MS) * POINT_MS - i * POINT_MS, pvKw: 6 - i * 0.5, homeKw: 2 + i * 0.1, gridKw: -1 + i * 0.3, batteryKw: 1, batterySoc: 60 + i, price: 0.28 });
+    store.householdSeries.add(DEMO_USER, { startMs: Math.floor(clock.now() / POINT_MS) * POINT_MS - i * POINT_MS, pvKw: 6 - i * 0.5, homeKw: 2 + i * 0.1, gridKw: -1 + i * 0.3, batteryKw: 1, carKw: Math.round((2 - i * 0.3) * 10) / 10, batterySoc: 60 + i, price: 0.28 });
   }
   const settings: ApiSettings = { ...DEFAULT_API_SETTINGS, publicUrl: 'http://127.0.0.1:0' };
   const deps: ApiDeps = {

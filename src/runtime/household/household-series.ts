@@ -19,12 +19,14 @@ import { householdFlows, type HouseholdFlows } from './household-flows.ts';
 /** How often the flows are sampled: 30 samples a point, cheap for a few dozen devices. */
 export const SAMPLE_MS = 10_000;
 
-const MEANS = ['pvKw', 'homeKw', 'gridKw', 'batteryKw'] as const;
+const MEANS = ['pvKw', 'homeKw', 'gridKw', 'batteryKw', 'carKw'] as const;
 
 interface Bucket {
   startMs: number;
   sums: Record<(typeof MEANS)[number], number>;
-  counts: Record<(typeof MEANS)[number], number>;
+  /** Which values some sample knew: the others stay null (unknown) in the point. */
+  known: Set<(typeof MEANS)[number]>;
+  samples: number;
   batterySoc: number | null;
   price: number | null;
 }
@@ -119,15 +121,16 @@ export class HouseholdSeries {
       bucket = undefined;
     }
     if (!bucket) {
-      bucket = { startMs, sums: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, counts: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0 }, batterySoc: null, price: null };
+      bucket = { startMs, sums: { pvKw: 0, homeKw: 0, gridKw: 0, batteryKw: 0, carKw: 0 }, known: new Set(), samples: 0, batterySoc: null, price: null };
       this.buckets.set(userId, bucket);
     }
     for (const key of MEANS) {
       const value = flows[key];
       if (value === undefined) continue;
       bucket.sums[key] += value;
-      bucket.counts[key]++;
+      bucket.known.add(key);
     }
+    bucket.samples++;
     if (flows.batterySoc !== undefined) bucket.batterySoc = flows.batterySoc;
     if (flows.price !== undefined) bucket.price = flows.price;
   }
@@ -136,9 +139,12 @@ export class HouseholdSeries {
     const bucket = this.buckets.get(userId);
     this.buckets.delete(userId);
     if (!bucket) return;
-    const mean = (key: (typeof MEANS)[number]) => (bucket.counts[key] === 0 ? null : Math.round((bucket.sums[key] / bucket.counts[key]) * 1000) / 1000);
+    // Over all the samples of the 5 minutes, a value no device gave counting 0 as it did in that
+    // sample's house (householdFlows: an offline device counts for nothing), so the means balance as
+    // each sample does: PV + grid = battery + car + house (except where a sample's house was held at 0).
+    const mean = (key: (typeof MEANS)[number]) => (bucket.known.has(key) ? Math.round((bucket.sums[key] / bucket.samples) * 1000) / 1000 : null);
     const point: HouseholdPoint = {
-      startMs: bucket.startMs, pvKw: mean('pvKw'), homeKw: mean('homeKw'), gridKw: mean('gridKw'), batteryKw: mean('batteryKw'),
+      startMs: bucket.startMs, pvKw: mean('pvKw'), homeKw: mean('homeKw'), gridKw: mean('gridKw'), batteryKw: mean('batteryKw'), carKw: mean('carKw'),
       batterySoc: bucket.batterySoc, price: bucket.price,
     };
     if (Object.values(point).every((v, i) => i === 0 || v === null)) return; // nothing known: no point

@@ -12,5 +12,6 @@ import m010 from './010-key-scope.ts';
 import m011 from './011-meter-hour-clock-step.ts';
 import m012 from './012-device-images.ts';
 import m013 from './013-connect-session-kind.ts';
+import m014 from './014-household-car.ts';
 
-export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];
+export const MIGRATIONS: readonly string[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014];
