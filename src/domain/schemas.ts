@@ -297,9 +297,10 @@ export const ErrorBody = named('Error', z.object({
 export const HouseholdSeriesPoint = named('HouseholdSeriesPoint', z.object({
   startDate: Timestamp.describe('Start of the 5 minutes'),
   pvPower: z.number().optional().describe('kW, mean PV production'),
-  consumptionPower: z.number().optional().describe('kW, mean household consumption (PV + grid − battery; the car included)'),
+  consumptionPower: z.number().optional().describe('kW, mean consumption of the house itself, the car left out (PV + grid − battery − car)'),
   gridPower: z.number().optional().describe('kW, mean grid power: positive importing, negative exporting'),
   batteryPower: z.number().optional().describe('kW, mean battery power: positive charging'),
+  carPower: z.number().optional().describe('kW, mean power into the cars: what the chargers draw, and a car no charger of the user serves. Absent in points from before the hub kept it'),
   batteryStateOfCharge: z.number().optional().describe('%, the batteries\' mean charge level at the end of the 5 minutes'),
   price: z.number().optional().describe('Currency per kWh in force at the end of the 5 minutes, when the user has a tariff'),
 }));

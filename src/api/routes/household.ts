@@ -13,8 +13,9 @@ export function householdRoutes(deps: ApiDeps): OperationRouter {
   return new OperationRouter().add({
     method: 'get', path: '/users/{userId}/household/series', operationId: 'getHouseholdSeries', tag: 'Household',
     summary: 'The household\'s 5-minute curves',
-    description: 'PV production, household consumption, grid and battery power (means over each 5 minutes, kW), the batteries\' charge '
-      + 'level and the price in force, for the last `hours` (at most 48), worked out by the hub from its devices\' live values. '
+    description: 'PV production, the house\'s consumption (the car left out), grid, battery and car power (means over each 5 minutes, kW; '
+      + 'PV + grid = battery + car + house), the batteries\' charge level and the price in force, for the last `hours` (at most 48), '
+      + 'worked out by the hub from its devices\' live values. '
       + 'The 5 minutes under way are not in it yet. A user the hub knows no devices of has no points. A hub addition.',
     hubAddition: true,
     params: idParams('userId'),

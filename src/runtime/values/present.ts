@@ -288,6 +288,7 @@ export function householdSeriesJson(userId: string, points: readonly HouseholdPo
       set(out, 'consumptionPower', p.homeKw);
       set(out, 'gridPower', p.gridKw);
       set(out, 'batteryPower', p.batteryKw);
+      set(out, 'carPower', p.carKw);
       set(out, 'batteryStateOfCharge', p.batterySoc);
       set(out, 'price', p.price);
       return out;
