@@ -53,7 +53,8 @@ test('the household page in Chromium: the key once, flows and today\'s figures t
   assert.equal(await page.locator('#kw-home').textContent(), kwText(pv + grid - charge - (flows['carKw'] ?? 0)));
 
   // Today: the cost is the sum of the consumption endpoint's hours of today, the price the prices' one in force.
-  const since = Date.parse((await (await fetch(`${hub.url}/home/today?user=${DEMO_USER}`, { headers: { 'x-api-key': hub.key } })).json() as { since: string }).since);
+  const todayApi = await (await fetch(`${hub.url}/home/today?user=${DEMO_USER}`, { headers: { 'x-api-key': hub.key } })).json() as { since: string; energy: Record<string, number> };
+  const since = Date.parse(todayApi.since);
   const hours = (await hub.api(`/tariffs/${TARIFF}/consumption?size=48`)).content as { startDate: string; cost?: number }[];
   const cost = Math.round(hours.filter((h) => Date.parse(h.startDate) >= since).reduce((s, h) => s + (h.cost ?? 0), 0) * 10000) / 10000;
   assert.ok(since > hub.clock.now() - 6 * HOUR || cost > 0, 'some of the seeded hours are today\'s');
@@ -72,6 +73,13 @@ test('the household page in Chromium: the key once, flows and today\'s figures t
     assert.equal(Number(await page.locator('#e-pv').getAttribute('data-value')), kwh((p) => p['pvPower']!));
     assert.equal(Number(await page.locator('#e-gridExport').getAttribute('data-value')), kwh((p) => -p['gridPower']!));
     assert.equal(Number(await page.locator('#e-home').getAttribute('data-value')), kwh((p) => p['consumptionPower']!));
+    // The car's energy today, in words: what /home/today says and the series' car power adds up to.
+    const car = page.locator('#e-car');
+    assert.ok(kwh((p) => p['carPower']!) > 0, 'the seeded points charge the car');
+    assert.equal(Number(await car.getAttribute('data-value')), kwh((p) => p['carPower']!));
+    assert.equal(Number(await car.getAttribute('data-value')), todayApi.energy['carKwh']);
+    assert.equal(await car.textContent(), `${new Intl.NumberFormat('en-GB', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(todayApi.energy['carKwh']!)} kWh`);
+    assert.equal(await page.locator('#energy-today dt:has(+ #e-car)').textContent(), 'Into the car');
   }
 
   // The key is kept for the tab: a reload asks for nothing.

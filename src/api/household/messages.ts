@@ -38,7 +38,8 @@ export interface HomeWords {
   priceNow: string;
   noPrice: string;
   cheapestAhead: string;
-  energyToday: Record<'pv' | 'gridImport' | 'gridExport' | 'batteryCharge' | 'batteryDischarge' | 'home', string>;
+  /** Today's energy in the order shown, each named after the field of /home/today it shows (its key + 'Kwh'). */
+  energyToday: Record<'pv' | 'gridImport' | 'gridExport' | 'batteryCharge' | 'batteryDischarge' | 'car' | 'home', string>;
   selfSufficiency: string;
   /** Today without a 5-minute point yet (a fresh hub, just after midnight). */
   todayEmpty: string;
@@ -83,7 +84,7 @@ const en: HomeWords = {
   battery: 'Battery', car: 'Car', importing: 'buying', exporting: 'selling', charging: 'charging', discharging: 'discharging', idle: 'resting',
   producing: 'producing', notProducing: 'not producing', using: 'using',
   today: 'Today', costToday: 'Cost so far', costBasis: 'bought from the grid', priceNow: 'Price now', noPrice: 'No price known yet', cheapestAhead: 'Cheapest ahead',
-  energyToday: { pv: 'From solar', gridImport: 'Bought from the grid', gridExport: 'Sold to the grid', batteryCharge: 'Into the battery', batteryDischarge: 'Out of the battery', home: 'Used by the house' },
+  energyToday: { pv: 'From solar', gridImport: 'Bought from the grid', gridExport: 'Sold to the grid', batteryCharge: 'Into the battery', batteryDischarge: 'Out of the battery', car: 'Into the car', home: 'Used by the house' },
   selfSufficiency: 'Self-sufficiency', todayEmpty: 'The day\'s energy appears once the first 5 minutes are over.', devices: 'Devices', curves: 'Last 48 hours',
   curvesEmpty: 'No points yet: they appear as the hub hears from the devices.', online: 'online', offline: 'offline', lastUpdate: 'Last update', details: 'Technical details', values: 'Values',
   binding: 'Reached at', commands: 'Commands', noCommands: 'none', streamLost: 'Live updates interrupted; reconnecting…',
@@ -106,7 +107,7 @@ const de: HomeWords = {
   battery: 'Batterie', car: 'Auto', importing: 'Bezug', exporting: 'Einspeisung', charging: 'lädt', discharging: 'entlädt', idle: 'ruht',
   producing: 'erzeugt', notProducing: 'erzeugt nichts', using: 'verbraucht',
   today: 'Heute', costToday: 'Kosten bisher', costBasis: 'aus dem Netz bezogen', priceNow: 'Preis jetzt', noPrice: 'Noch kein Preis bekannt', cheapestAhead: 'Am günstigsten',
-  energyToday: { pv: 'Von der Solaranlage', gridImport: 'Aus dem Netz', gridExport: 'Ins Netz eingespeist', batteryCharge: 'In die Batterie', batteryDischarge: 'Aus der Batterie', home: 'Verbrauch im Haus' },
+  energyToday: { pv: 'Von der Solaranlage', gridImport: 'Aus dem Netz', gridExport: 'Ins Netz eingespeist', batteryCharge: 'In die Batterie', batteryDischarge: 'Aus der Batterie', car: 'Ins Auto geladen', home: 'Verbrauch im Haus' },
   selfSufficiency: 'Autarkie', todayEmpty: 'Die Energie des Tages erscheint nach den ersten 5 Minuten.', devices: 'Geräte', curves: 'Letzte 48 Stunden',
   curvesEmpty: 'Noch keine Punkte: sie erscheinen, sobald der Hub von den Geräten hört.', online: 'online', offline: 'offline', lastUpdate: 'Letzte Meldung', details: 'Technische Details', values: 'Werte',
   binding: 'Erreichbar unter', commands: 'Befehle', noCommands: 'keine', streamLost: 'Live-Daten unterbrochen; neue Verbindung…',
@@ -129,7 +130,7 @@ const fr: HomeWords = {
   battery: 'Batterie', car: 'Voiture', importing: 'soutirage', exporting: 'injection', charging: 'en charge', discharging: 'en décharge', idle: 'au repos',
   producing: 'produit', notProducing: 'ne produit pas', using: 'consomme',
   today: 'Aujourd’hui', costToday: 'Coût à cette heure', costBasis: 'soutirés du réseau', priceNow: 'Prix actuel', noPrice: 'Pas encore de prix connu', cheapestAhead: 'Les moins chères',
-  energyToday: { pv: 'Du solaire', gridImport: 'Soutiré du réseau', gridExport: 'Injecté au réseau', batteryCharge: 'Dans la batterie', batteryDischarge: 'De la batterie', home: 'Consommé par la maison' },
+  energyToday: { pv: 'Du solaire', gridImport: 'Soutiré du réseau', gridExport: 'Injecté au réseau', batteryCharge: 'Dans la batterie', batteryDischarge: 'De la batterie', car: 'Chargé dans la voiture', home: 'Consommé par la maison' },
   selfSufficiency: 'Autonomie', todayEmpty: 'L’énergie du jour apparaît après les 5 premières minutes.', devices: 'Appareils', curves: 'Dernières 48 heures',
   curvesEmpty: 'Pas encore de points : ils apparaissent dès que le hub entend les appareils.', online: 'en ligne', offline: 'hors ligne', lastUpdate: 'Dernière mise à jour', details: 'Détails techniques', values: 'Valeurs',
   binding: 'Joint à', commands: 'Commandes', noCommands: 'aucune', streamLost: 'Données en direct interrompues ; reconnexion…',

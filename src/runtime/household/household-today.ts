@@ -26,9 +26,12 @@ export interface HouseholdToday {
     gridExportKwh?: number;
     batteryChargeKwh?: number;
     batteryDischargeKwh?: number;
+    /** Into the cars; unknown while today has only points from before the hub kept the car's power. */
+    carKwh?: number;
+    /** The house itself, the car left out (PV + grid = battery + car + house). */
     homeKwh?: number;
   };
-  /** Share of the house's use not drawn from the grid, %; unknown without grid and house figures. */
+  /** Share of the house's and the car's use not drawn from the grid, %; unknown without grid and house figures. */
   selfSufficiency?: number;
   tariff?: {
     id: string;
@@ -56,7 +59,7 @@ export function localMidnight(nowMs: number): number {
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
 /** Sums a field of the points into kWh, its positive part or its negative part. */
-function energyOf(points: readonly HouseholdPoint[], field: 'pvKw' | 'homeKw' | 'gridKw' | 'batteryKw', sign: 1 | -1): number | undefined {
+function energyOf(points: readonly HouseholdPoint[], field: 'pvKw' | 'homeKw' | 'gridKw' | 'batteryKw' | 'carKw', sign: 1 | -1): number | undefined {
   let sum = 0;
   let known = false;
   for (const point of points) {
@@ -87,10 +90,14 @@ export function householdToday(store: Store, userId: string, nowMs: number): Hou
   put('gridExportKwh', energyOf(points, 'gridKw', -1));
   put('batteryChargeKwh', energyOf(points, 'batteryKw', 1));
   put('batteryDischargeKwh', energyOf(points, 'batteryKw', -1));
+  put('carKwh', energyOf(points, 'carKw', 1));
   put('homeKwh', energyOf(points, 'homeKw', 1));
   const today: HouseholdToday = { since: formatTimestamp(sinceMs), energy };
-  if (energy.homeKwh !== undefined && energy.homeKwh > 0 && energy.gridImportKwh !== undefined) {
-    today.selfSufficiency = Math.round(Math.min(100, Math.max(0, (1 - energy.gridImportKwh / energy.homeKwh) * 100)));
+  // The grid's import feeds the car as well as the house: the share is of both, else an evening's
+  // charge from the grid would count against the house alone.
+  const usedKwh = energy.homeKwh === undefined ? undefined : energy.homeKwh + (energy.carKwh ?? 0);
+  if (usedKwh !== undefined && usedKwh > 0 && energy.gridImportKwh !== undefined) {
+    today.selfSufficiency = Math.round(Math.min(100, Math.max(0, (1 - energy.gridImportKwh / usedKwh) * 100)));
   }
   const tariff = tariffOf(store, userId);
   if (tariff) {
