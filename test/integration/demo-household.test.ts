@@ -70,8 +70,9 @@ test('demo: PV + grid = house + battery + car through the API, the house without
   const cheapest = [...ahead].sort((a, b) => a.totalPrice - b.totalPrice).slice(0, 3).sort((a, b) => Date.parse(a.startDate) - Date.parse(b.startDate));
   assert.deepEqual(today.tariff.cheapest, cheapest);
   assert.ok(cheapest.length > 0 || curve.length === 0, 'the page names the cheapest hours ahead');
-  const series = (await (await hub.api(`/users/${DEMO_USER}/household/series`)).json()) as { points: unknown[] };
+  const series = (await (await hub.api(`/users/${DEMO_USER}/household/series`)).json()) as { points: Record<string, number>[] };
   assert.ok(series.points.length >= 500, `5-minute points of 48 hours: ${series.points.length}`);
+  assert.ok(series.points.some((p) => p['carPower']! > 11), 'the evening charges are in the points\' car power');
   const commands = (await (await hub.api(`/users/${DEMO_USER}/vehicles/5cab7f6d-cf9a-4ecd-8a8d-6f7a8b9cad01/commands?state=EXECUTED`)).json()) as { type: string }[];
   assert.ok(commands.some((c) => c.type === 'CHARGING_START') && commands.some((c) => c.type === 'CHARGING_STOP'), 'the evening charges were started and stopped');
 
