@@ -21,8 +21,10 @@ const BATTERY = '5e1f0c00-0000-4000-8000-00000000b001';
 const INTERVAL_S = 2;
 
 async function setup(t: import('node:test').TestContext) {
-  // A fast day: the battery's values change at every poll.
-  const sim = await ModbusSimServer.tcp(new Map([[1, sunspecBattery(new SiteModel({ dayLengthMs: 60_000, startHour: 10 }))]]));
+  // The battery's values change at every poll: a fast day, and a battery so small (200 Wh) that its
+  // charge moves 0.7 % a second at 5 kW, past the 0.1 % its register resolves. (A 10 kWh battery moves
+  // 0.1 % only every 7 s: unchanged values write nothing, so the disk would lag by design.)
+  const sim = await ModbusSimServer.tcp(new Map([[1, sunspecBattery(new SiteModel({ dayLengthMs: 60_000, startHour: 10, batteryCapacityWh: 200 }))]]));
   const dataDir = mkdtempSync(join(tmpdir(), 'hub-telemetry-'));
   t.after(async () => {
     await sim.close();
