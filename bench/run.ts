@@ -175,7 +175,10 @@ async function main(): Promise<number> {
 
     // ---- 4. load ----
     const sampler = new RssSampler(hub.pid).start();
-    const referenceHub = reference ? await startReference(reference, { ...hubEnv, ...unitEnv }, auth, endpoints) : undefined;
+    // A reference that does not start is a note: the current hub's figures are still measured.
+    const referenceHub = reference
+      ? await startReference(reference, { ...hubEnv, ...unitEnv }, auth, endpoints).catch((err: Error) => void notes.push(`the reference build could not be measured: ${err.message}`))
+      : undefined;
     for (const name of ['detail', 'list'] as const) {
       await saturation(name, {
         hub: { server: hub, paths: endpoints[name].hub, headers: auth },
