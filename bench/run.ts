@@ -7,7 +7,10 @@
 //      MALLOC_ARENA_MAX); start-up, spawn to first successful API answer (target < 1 s), idle RSS
 //   3. a bare Hono baseline server answering bodies of the same sizes
 //   4. (a) detail read and (b) default list page at saturation, hub vs baseline in alternating
-//      rounds (median), as a ratio (targets >= 60% and >= 40%); (a2) the detail read of every other
+//      rounds (median), as a ratio (targets >= 60% and >= 40%); beside them in the same rounds the
+//      reference build c3b534a (bench/reference.ts: built from git history, seeded through its own
+//      import), and current / reference for each (target >= 100%; left out, with a note, when git
+//      history lacks c3b534a); (a2) the detail read of every other
 //      kind against the battery's, alternating rounds (target >= 90%); (c) text-filtered list at a fixed
 //      200 req/s (p99 < 20 ms); (d) command submission at a fixed 100 req/s (p99 < 25 ms); and the
 //      hub's peak RSS during all of it (< 100 MB). Next to (c) and (d), their floors on this
@@ -31,7 +34,8 @@
 // BENCH_DISK_WRITES=0 leaves out section 9 (about 12 minutes; it measures no CPU, so a run on a busy
 // machine keeps its figures). BENCH_ONLY=bad-requests builds the hub and runs section 10 alone;
 // BENCH_ONLY=live-streams section 11 alone, which BENCH_LIVE_SECONDS (default 600) or `--quick` (180 s)
-// shortens: `BENCH_ONLY=live-streams npm run bench -- --quick`.
+// shortens: `BENCH_ONLY=live-streams npm run bench -- --quick`. BENCH_ONLY=lists builds the hub and
+// the reference, seeds both and runs (a) and (b) alone, with the reference beside the current hub.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -44,6 +48,7 @@ import { benchDiskWrites } from './disk-writes.ts';
 import { benchBadRequests } from './bad-requests.ts';
 import { benchLiveStreams, liveStreamSeconds } from './live-streams.ts';
 import { fixedRate, maxThroughput, median, type FixedRateResult, type ThroughputResult } from './load.ts';
+import { buildReference, importIntoReference, REFERENCE_COMMIT, type ReferenceBuild } from './reference.ts';
 import {
   buildHub, cpuSecondsOf, firstOk, installCleanup, memoryOf, removeOnExit, RssSampler, runCommand, startServer, stop, stopAll, systemdUnitEnvironment, type Server,
 } from './processes.ts';
@@ -83,6 +88,15 @@ const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 
 
 type Endpoints = Record<'detail' | 'list', { hub: string[]; baseline: string[] }>;
 
+/** A server in the saturation rounds, with what it is asked for. */
+interface Contender {
+  server: Server;
+  paths: string[];
+  headers: Record<string, string>;
+}
+type Role = 'hub' | 'reference' | 'baseline';
+type Contenders = { hub: Contender; baseline: Contender; reference?: Contender };
+
 async function main(): Promise<number> {
   installCleanup();
   const work = mkdtempSync(join(tmpdir(), 'hub-bench-'));
@@ -100,19 +114,17 @@ async function main(): Promise<number> {
       if (!(await badRequestSection(main, work))) exitCode = 1;
       return finish(exitCode, work);
     }
+    if (process.env['BENCH_ONLY'] === 'lists') {
+      if (!(await listsAlone(work, apiKey))) exitCode = 1;
+      return finish(exitCode, work);
+    }
     if (process.env['BENCH_ONLY'] === 'live-streams') {
       log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
       if (!(await liveStreamSection(await buildHub(work)))) exitCode = 1;
       return finish(exitCode, work);
     }
     // ---- 1. seed and import ----
-    log('generating 10,000 devices');
-    const seed = writeSeed(join(work, 'devices.json'));
-    log(`importing ${seed.file}`);
-    const imported = await runCommand('npm', ['run', '--silent', 'hub', '--', 'import', seed.file], {
-      cwd: ROOT, env: { ...process.env, HUB_DATA_DIR: dataDir },
-    });
-    if (imported.code !== 0) throw new Error(`import failed (${imported.code}):\n${imported.stderr}${imported.stdout}`);
+    const { seed, imported } = await seedAndImport(work, dataDir);
     const inProcessMs = Number(/in (\d+) ms/.exec(imported.stdout)?.[1] ?? NaN);
     report(`import ${seed.total.toLocaleString('en')} devices (npm run hub -- import, whole command)`, round(imported.ms / 1000, 2), 's');
     report('  of which parse + validate + write (as the CLI reports it)', round(inProcessMs / 1000, 2), 's');
@@ -121,6 +133,7 @@ async function main(): Promise<number> {
     // ---- 2. the hub, built and started as the systemd unit does ----
     log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
     const main = await buildHub(work);
+    const reference = await referenceSeeded(work, seed);
     const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
     details['unitEnvironment'] = unitEnv;
     log(`starting the hub: node ${main} with ${Object.entries(unitEnv).map(([k, v]) => `${k}=${v}`).join(' ')}`);
@@ -136,13 +149,7 @@ async function main(): Promise<number> {
     const sizes = await checkHub(hub, seed, auth);
 
     // ---- 3. the baseline ----
-    log('starting the baseline');
-    const baseline = await startServer({
-      name: 'baseline', readyMsg: 'baseline listening', cwd: ROOT,
-      args: ['--import', 'tsx', 'bench/baseline-server.ts'],
-      env: { ...process.env, BASELINE_SIZES: `${sizes.detail},${sizes.list}` },
-    });
-    const baselineReadyMs = await firstOk(`${baseline.url}/static/${sizes.detail}`, {}, baseline.spawnedAt);
+    const { baseline, baselineReadyMs } = await startBaseline(sizes);
     report('baseline start (bare Hono via tsx): spawn → first 200', Math.round(baselineReadyMs), 'ms');
 
     // ---- warm-up, then idle memory ----
@@ -168,41 +175,18 @@ async function main(): Promise<number> {
 
     // ---- 4. load ----
     const sampler = new RssSampler(hub.pid).start();
-    const saturation = async (name: 'detail' | 'list', label: string, target: number) => {
-      const rounds: { hub: Measured; baseline: Measured; ratio: number }[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        log(`${name}: round ${r + 1}/${ROUNDS}`);
-        const run = (server: Server, paths: string[], headers: Record<string, string>) =>
-          measured(server.pid, () => maxThroughput({ base: server.url, paths, headers, connections: CONNECTIONS, seconds: SECONDS }));
-        // Alternate which goes first, so a slow spell on the machine does not always hit the same one.
-        let hubRun: Measured;
-        let baselineRun: Measured;
-        if (r % 2 === 0) {
-          hubRun = await run(hub, endpoints[name].hub, auth);
-          baselineRun = await run(baseline, endpoints[name].baseline, {});
-        } else {
-          baselineRun = await run(baseline, endpoints[name].baseline, {});
-          hubRun = await run(hub, endpoints[name].hub, auth);
-        }
-        rounds.push({ hub: hubRun, baseline: baselineRun, ratio: hubRun.rps / baselineRun.rps });
-      }
-      details[name] = rounds;
-      const ratio = median(rounds.map((r) => r.ratio));
-      const hubRps = median(rounds.map((r) => r.hub.rps));
-      const baseRps = median(rounds.map((r) => r.baseline.rps));
-      report(`(${name === 'detail' ? 'a' : 'b'}) ${label}: hub / baseline throughput`, `${Math.round(ratio * 100)}%`, '',
-        { text: `>= ${Math.round(target * 100)}%`, pass: ratio >= target });
-      report('  hub req/s (median of rounds)', Math.round(hubRps), 'req/s');
-      report('  baseline req/s (median of rounds)', Math.round(baseRps), 'req/s');
-      report('  per-round ratios', rounds.map((r) => `${Math.round(r.ratio * 100)}%`).join(' '), '');
-      report('  hub p99 / baseline p99 at saturation', `${median(rounds.map((r) => r.hub.p99Ms))} / ${median(rounds.map((r) => r.baseline.p99Ms))}`, 'ms');
-      report('  CPU per request, hub / baseline', `${Math.round(median(rounds.map((r) => r.hub.cpuUsPerRequest)))} / ${Math.round(median(rounds.map((r) => r.baseline.cpuUsPerRequest)))}`, 'µs');
-      for (const r of rounds) for (const m of [r.hub, r.baseline]) {
-        if (m.non2xx > 0 || m.errors > 0) notes.push(`${name}: a run had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
-      }
-    };
-    await saturation('detail', 'detail read GET /batteries/{id}', 0.6);
-    await saturation('list', 'default list page GET /batteries', 0.4);
+    // A reference that does not start is a note: the current hub's figures are still measured.
+    const referenceHub = reference
+      ? await startReference(reference, { ...hubEnv, ...unitEnv }, auth, endpoints).catch((err: Error) => void notes.push(`the reference build could not be measured: ${err.message}`))
+      : undefined;
+    for (const name of ['detail', 'list'] as const) {
+      await saturation(name, {
+        hub: { server: hub, paths: endpoints[name].hub, headers: auth },
+        baseline: { server: baseline, paths: endpoints[name].baseline, headers: {} },
+        ...(referenceHub ? { reference: { server: referenceHub, paths: endpoints[name].hub, headers: auth } } : {}),
+      });
+    }
+    if (referenceHub) await stop(referenceHub.child);
 
     // The detail reads of the other kinds against the battery's, in alternating rounds (issue 23:
     // each within 10% of the battery detail's throughput, same run).
@@ -312,6 +296,177 @@ async function main(): Promise<number> {
     exitCode = 1;
   }
   return finish(exitCode, work);
+}
+
+/** Writes the 10,000 devices and imports them into `dataDir` with `npm run hub -- import`. */
+async function seedAndImport(work: string, dataDir: string): Promise<{ seed: SeedResult; imported: Awaited<ReturnType<typeof runCommand>> }> {
+  log('generating 10,000 devices');
+  const seed = writeSeed(join(work, 'devices.json'));
+  log(`importing ${seed.file}`);
+  const imported = await runCommand('npm', ['run', '--silent', 'hub', '--', 'import', seed.file], {
+    cwd: ROOT, env: { ...process.env, HUB_DATA_DIR: dataDir },
+  });
+  if (imported.code !== 0) throw new Error(`import failed (${imported.code}):\n${imported.stderr}${imported.stdout}`);
+  return { seed, imported };
+}
+
+/** The bare Hono baseline, answering bodies of the hub's detail and list sizes. */
+async function startBaseline(sizes: { detail: number; list: number }): Promise<{ baseline: Server; baselineReadyMs: number }> {
+  log('starting the baseline');
+  const baseline = await startServer({
+    name: 'baseline', readyMsg: 'baseline listening', cwd: ROOT,
+    args: ['--import', 'tsx', 'bench/baseline-server.ts'],
+    env: { ...process.env, BASELINE_SIZES: `${sizes.detail},${sizes.list}` },
+  });
+  return { baseline, baselineReadyMs: await firstOk(`${baseline.url}/static/${sizes.detail}`, {}, baseline.spawnedAt) };
+}
+
+/**
+ * The reference build, built and seeded with the same devices (bench/reference.ts), or undefined
+ * with a note when this checkout's history lacks it. A reference that fails to build or import is
+ * a note too: the rest of the bench still measures the current hub.
+ */
+async function referenceSeeded(work: string, seed: SeedResult): Promise<{ build: ReferenceBuild; dataDir: string } | undefined> {
+  log(`building the reference ${REFERENCE_COMMIT} from git history`);
+  const prepared = await buildReference(work);
+  if ('skipped' in prepared) {
+    notes.push(prepared.skipped);
+    details['reference'] = { commit: REFERENCE_COMMIT, skipped: prepared.skipped };
+    return undefined;
+  }
+  if ('failed' in prepared) {
+    notes.push(`the reference build could not be measured: ${prepared.failed}`);
+    details['reference'] = { commit: REFERENCE_COMMIT, failed: prepared.failed };
+    return undefined;
+  }
+  const dataDir = join(work, 'data-reference');
+  log(`importing ${seed.file} into the reference with its own import`);
+  try {
+    await importIntoReference(prepared.build, seed.file, dataDir);
+  } catch (err) {
+    notes.push(`the reference build could not be measured: ${(err as Error).message}`);
+    return undefined;
+  }
+  details['reference'] = { commit: REFERENCE_COMMIT, dir: prepared.build.dir };
+  return { build: prepared.build, dataDir };
+}
+
+/** Starts the seeded reference as the hub is started, checks it answers the same data, warms it up. */
+async function startReference(reference: { build: ReferenceBuild; dataDir: string }, env: NodeJS.ProcessEnv, auth: Record<string, string>, endpoints: Endpoints): Promise<Server> {
+  log(`starting the reference ${REFERENCE_COMMIT}`);
+  const server = await startServer({ name: `reference ${REFERENCE_COMMIT}`, readyMsg: 'hub listening', cwd: reference.build.dir, args: [reference.build.main], env: { ...env, HUB_DATA_DIR: reference.dataDir } });
+  await firstOk(server.url + endpoints.detail.hub[0], auth, server.spawnedAt);
+  const list = await fetch(server.url + endpoints.list.hub[0], { headers: auth });
+  const content = ((await list.json()) as { content?: unknown[] }).content;
+  if (list.status !== 200 || content?.length !== 10) throw new Error(`the reference's GET /batteries answered ${list.status} with ${content?.length} items`);
+  for (const endpoint of Object.values(endpoints)) {
+    await maxThroughput({ base: server.url, paths: endpoint.hub, headers: auth, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+  }
+  return server;
+}
+
+interface SaturationRound {
+  hub: Measured;
+  baseline: Measured;
+  ratio: number;
+  reference?: Measured;
+  referenceRatio?: number;
+  currentOverReference?: number;
+}
+
+const SATURATION = {
+  detail: { letter: 'a', figure: 'detail read GET /batteries/{id}', target: 0.6 },
+  list: { letter: 'b', figure: 'default list page GET /batteries', target: 0.4 },
+} as const;
+
+/**
+ * (a) or (b): each contender saturated in turn, ROUNDS times, the order rotated each round so a slow
+ * spell on the machine does not always hit the same one; the figures are medians of per-round ratios.
+ */
+async function saturation(name: 'detail' | 'list', contenders: Contenders): Promise<void> {
+  const { letter, figure, target } = SATURATION[name];
+  const roles = (['hub', 'reference', 'baseline'] as const).filter((role) => contenders[role]);
+  const rounds: SaturationRound[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    log(`${name}: round ${r + 1}/${ROUNDS}`);
+    const got: Partial<Record<Role, Measured>> = {};
+    for (const role of roles.map((_, i) => roles[(i + r) % roles.length]!)) {
+      const { server, paths, headers } = contenders[role]!;
+      got[role] = await measured(server.pid, () => maxThroughput({ base: server.url, paths, headers, connections: CONNECTIONS, seconds: SECONDS }));
+    }
+    const { hub, baseline, reference } = got as Record<Role, Measured>;
+    rounds.push({
+      hub, baseline, ratio: hub.rps / baseline.rps,
+      ...(reference ? { reference, referenceRatio: reference.rps / baseline.rps, currentOverReference: hub.rps / reference.rps } : {}),
+    });
+  }
+  details[name] = rounds;
+  const percent = (ratio: number) => `${Math.round(ratio * 100)}%`;
+  const ratio = median(rounds.map((r) => r.ratio));
+  report(`(${letter}) ${figure}: hub / baseline throughput`, percent(ratio), '', { text: `>= ${percent(target)}`, pass: ratio >= target });
+  report('  hub req/s (median of rounds)', Math.round(median(rounds.map((r) => r.hub.rps))), 'req/s');
+  report('  baseline req/s (median of rounds)', Math.round(median(rounds.map((r) => r.baseline.rps))), 'req/s');
+  report('  per-round ratios', rounds.map((r) => percent(r.ratio)).join(' '), '');
+  report('  hub p99 / baseline p99 at saturation', `${median(rounds.map((r) => r.hub.p99Ms))} / ${median(rounds.map((r) => r.baseline.p99Ms))}`, 'ms');
+  report('  CPU per request, hub / baseline', `${Math.round(median(rounds.map((r) => r.hub.cpuUsPerRequest)))} / ${Math.round(median(rounds.map((r) => r.baseline.cpuUsPerRequest)))}`, 'µs');
+  if (contenders.reference) {
+    const current = median(rounds.map((r) => r.currentOverReference!));
+    report(`  reference build ${REFERENCE_COMMIT} / baseline, same rounds`, percent(median(rounds.map((r) => r.referenceRatio!))), '');
+    report(`(${letter}) ${figure}: current / reference ${REFERENCE_COMMIT} throughput, same rounds`, percent(current), '', { text: '>= 100%', pass: current >= 1 });
+    report('  per-round current / reference', rounds.map((r) => percent(r.currentOverReference!)).join(' '), '');
+    report('  reference req/s (median of rounds)', Math.round(median(rounds.map((r) => r.reference!.rps))), 'req/s');
+    report('  CPU per request, current / reference', `${Math.round(median(rounds.map((r) => r.hub.cpuUsPerRequest)))} / ${Math.round(median(rounds.map((r) => r.reference!.cpuUsPerRequest)))}`, 'µs');
+  }
+  for (const r of rounds) for (const m of [r.hub, r.baseline, ...(r.reference ? [r.reference] : [])]) {
+    if (m.non2xx > 0 || m.errors > 0) notes.push(`${name}: a run had ${m.non2xx} non-2xx answers and ${m.errors} errors`);
+  }
+}
+
+/**
+ * BENCH_ONLY=lists: (a) and (b) alone, the current hub and the reference build side by side in the
+ * same rounds against the same baseline. False when it could not measure; true, with a note, when
+ * the reference is not in this checkout's history (nothing to compare with).
+ */
+async function listsAlone(work: string, apiKey: string): Promise<boolean> {
+  try {
+    const dataDir = join(work, 'data');
+    const auth = { 'x-api-key': apiKey };
+    const { seed } = await seedAndImport(work, dataDir);
+    log('building the hub as a gateway runs it (tsc -p tsconfig.build.json)');
+    const main = await buildHub(work);
+    const reference = await referenceSeeded(work, seed);
+    if (!reference) return !notes.some((note) => note.startsWith('the reference build could not be measured'));
+    const unitEnv = systemdUnitEnvironment(['NODE_ENV', 'NODE_OPTIONS', 'MALLOC_ARENA_MAX']);
+    const env = { ...process.env, HUB_HTTP_HOST: '127.0.0.1', HUB_HTTP_PORT: '0', HUB_API_KEY: apiKey, HUB_LOG_LEVEL: 'info', HUB_CONFIG: '', ...unitEnv };
+    const hub = await startServer({ name: 'hub', readyMsg: 'hub listening', cwd: ROOT, args: [main], env: { ...env, HUB_DATA_DIR: dataDir } });
+    const endpoints: Endpoints = {
+      detail: { hub: seed.batteryIds.map((id) => `${API}/batteries/${id}`), baseline: [] },
+      list: { hub: [`${API}/batteries`], baseline: [] },
+    };
+    await firstOk(hub.url + endpoints.detail.hub[0], auth, hub.spawnedAt);
+    const sizes = await checkHub(hub, seed, auth);
+    endpoints.detail.baseline = [`/static/${sizes.detail}`];
+    endpoints.list.baseline = [`/static/${sizes.list}`];
+    const { baseline } = await startBaseline(sizes);
+    log(`warming up (${WARMUP_SECONDS} s per endpoint and server)`);
+    for (const endpoint of Object.values(endpoints)) {
+      await maxThroughput({ base: hub.url, paths: endpoint.hub, headers: auth, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+      await maxThroughput({ base: baseline.url, paths: endpoint.baseline, connections: CONNECTIONS, seconds: WARMUP_SECONDS });
+    }
+    const referenceHub = await startReference(reference, env, auth, endpoints);
+    report(`the hub and the reference ${REFERENCE_COMMIT} as deployed (node dist/src/main.js, the unit's settings), ${seed.total.toLocaleString('en')} devices`, '', '');
+    for (const name of ['detail', 'list'] as const) {
+      await saturation(name, {
+        hub: { server: hub, paths: endpoints[name].hub, headers: auth },
+        reference: { server: referenceHub, paths: endpoints[name].hub, headers: auth },
+        baseline: { server: baseline, paths: endpoints[name].baseline, headers: {} },
+      });
+    }
+    return true;
+  } catch (err) {
+    notes.push(`BENCH_ONLY=lists stopped early: ${(err as Error).stack ?? String(err)}`);
+    return false;
+  }
 }
 
 /** A fresh hub as the unit starts it, 10,000 bad requests, its RSS before, at the peak, 60 s after. */
