@@ -39,7 +39,7 @@ export interface HouseholdToday {
     currency?: string;
     /** The price in force now, per kWh. */
     priceNow?: number;
-    /** The cheapest prices published for later, by time. */
+    /** The cheapest whole hours ahead (hoursAhead), by time. */
     cheapest: PriceJson[];
     /** Sum of today's hours of the consumption endpoint (their `consumption` and `cost`). */
     importKwh: number;
@@ -69,6 +69,37 @@ function energyOf(points: readonly HouseholdPoint[], field: 'pvKw' | 'homeKw' | 
     sum += Math.max(0, sign * value) * POINT_HOURS;
   }
   return known ? round(sum, 2) : undefined;
+}
+
+/** The hub's local hour that `ms` falls in. */
+function localHour(ms: number): number {
+  const hour = new Date(ms);
+  hour.setMinutes(0, 0, 0);
+  return hour.getTime();
+}
+
+/**
+ * The whole hours ahead with their price: the time-weighted mean of the prices in force within the
+ * hour (each until the next, the last until the hour's end). Day-ahead prices come hourly or, since
+ * EPEX went to 15-minute products (October 2025; Tibber passes them on), by the quarter: "the
+ * cheapest hours" are then hours, not three quarters of the same one. An hour counts once it begins
+ * after now and a price starts in it.
+ */
+export function hoursAhead(prices: readonly PriceJson[], nowMs: number): PriceJson[] {
+  const slots = prices.map((p) => ({ startMs: Date.parse(p.startDate), price: p.totalPrice })).filter((p) => p.startMs > nowMs);
+  const hours = new Map<number, { weighted: number; ms: number }>();
+  slots.forEach((slot, i) => {
+    const hourMs = localHour(slot.startMs);
+    if (hourMs <= nowMs) return;
+    const hourEnd = localHour(hourMs + 90 * 60_000); // the next local hour, whatever the offset's minutes
+    const endMs = Math.min(slots[i + 1]?.startMs ?? hourEnd, hourEnd);
+    const hour = hours.get(hourMs) ?? { weighted: 0, ms: 0 };
+    hour.weighted += slot.price * (endMs - slot.startMs);
+    hour.ms += endMs - slot.startMs;
+    hours.set(hourMs, hour);
+  });
+  return [...hours].filter(([, h]) => h.ms > 0)
+    .map(([hourMs, h]) => ({ startDate: formatTimestamp(hourMs), totalPrice: round(h.weighted / h.ms, 5) }));
 }
 
 /** The user's tariff the page shows: the first online one by name, else the first. */
@@ -103,8 +134,7 @@ export function householdToday(store: Store, userId: string, nowMs: number): Hou
   if (tariff) {
     const prices = tariffPrices(store, tariff.id, nowMs);
     const now = prices.filter((p) => Date.parse(p.startDate) <= nowMs).at(-1);
-    const ahead = prices.filter((p) => Date.parse(p.startDate) > nowMs);
-    const cheapest = [...ahead].sort((a, b) => a.totalPrice - b.totalPrice).slice(0, CHEAPEST)
+    const cheapest = [...hoursAhead(prices, nowMs)].sort((a, b) => a.totalPrice - b.totalPrice).slice(0, CHEAPEST)
       .sort((a, b) => Date.parse(a.startDate) - Date.parse(b.startDate));
     // Today's hours of the consumption endpoint, summed as a partner would sum them.
     const hours = tariffConsumption(store, tariff, 0, DAY_HOURS).content.filter((h) => Date.parse(h.startDate) >= sinceMs);
