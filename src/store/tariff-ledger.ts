@@ -19,7 +19,6 @@ export interface MeterHour {
 
 export class TariffLedgerRepository {
   private readonly putPrice: Statement;
-  private readonly lastPrice: Statement<[string]>;
   private readonly priceAtTime: Statement<[string, number]>;
   private readonly pricesAfter: Statement<[string, number]>;
   private readonly dropAhead: Statement<[string, number]>;
@@ -35,7 +34,6 @@ export class TariffLedgerRepository {
 
   constructor(db: Db) {
     this.putPrice = db.prepare('INSERT OR REPLACE INTO tariff_prices (tariff_id, start_at, total_price) VALUES (?, ?, ?)');
-    this.lastPrice = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? ORDER BY start_at DESC LIMIT 1');
     this.priceAtTime = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? AND start_at <= ? ORDER BY start_at DESC LIMIT 1');
     this.pricesAfter = db.prepare('SELECT start_at AS startMs, total_price AS totalPrice FROM tariff_prices WHERE tariff_id = ? AND start_at > ? ORDER BY start_at');
     this.dropAhead = db.prepare('DELETE FROM tariff_prices WHERE tariff_id = ? AND start_at > ?');
@@ -58,11 +56,6 @@ export class TariffLedgerRepository {
     this.pruneHours = db.prepare('DELETE FROM meter_hours WHERE meter_id = ? AND hour_at < ?');
     this.forgetPrices = db.prepare('DELETE FROM tariff_prices WHERE tariff_id = ?');
     this.forgetHours = db.prepare('DELETE FROM meter_hours WHERE meter_id = ?');
-  }
-
-  /** The latest price recorded for a tariff. */
-  latestPrice(tariffId: string): PriceRow | undefined {
-    return this.lastPrice.get(tariffId) as PriceRow | undefined;
   }
 
   /** The price in force at `atMs`: the last one starting then or before. */

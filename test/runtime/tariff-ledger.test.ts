@@ -127,7 +127,7 @@ test('a clock not set yet (1970) records no price; once it is set, the price in 
   hub.clock.ms = 2_000;
   update(TARIFF, { pricePerKwh: 0.3 }, 2_000);
   update(GRID, { energyImported: 1000 }, 2_000);
-  assert.equal(hub.store.tariffLedger.latestPrice(TARIFF), undefined);
+  assert.equal(hub.store.tariffLedger.priceAt(TARIFF, Number.MAX_SAFE_INTEGER), undefined);
   assert.equal(hub.store.tariffLedger.hourCount(GRID), 0, 'no counter dated 1970');
   hub.store.devices.updateState(TARIFF, { pricePerKwh: 0.3 }, true, 2_000);
   step(right);
