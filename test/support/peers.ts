@@ -14,10 +14,14 @@ export const INSTALL_PEERS = 'sudo bash scripts/install-test-peers.sh';
 /** Debian's libfaketime: preloaded, it moves a process's wall clock (test/support/faketime.ts). */
 export const LIBFAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
 
+/** Whether a command the tests start by name (spawn('socat', …)) is found on PATH, as they find it. */
+const onPath = (command: string) => spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
+
+// Each is looked for where the tests take it from: by name on PATH, or at the path they start.
 const CHECKS = {
-  mosquitto: () => spawnSync('sh', ['-c', 'command -v mosquitto'], { stdio: 'ignore' }).status === 0,
-  socat: () => existsSync('/usr/bin/socat'),
-  mbpoll: () => existsSync('/usr/bin/mbpoll'),
+  mosquitto: () => onPath('mosquitto'),
+  socat: () => onPath('socat'),
+  mbpoll: () => onPath('mbpoll'),
   pymodbus: () => spawnSync('/usr/bin/python3', ['-c', 'import pymodbus'], { stdio: 'ignore' }).status === 0,
   chromium: () => existsSync('/usr/bin/chromium'),
   libfaketime: () => existsSync(LIBFAKETIME),
